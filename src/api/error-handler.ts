@@ -1,0 +1,152 @@
+import type { Socket } from 'node:net'
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifyServerOptions,
+} from 'fastify'
+import {
+  BusinessRuleError,
+  DataAccessError,
+  type DomainError,
+  OptimisticLockError,
+  PreconditionFailedError,
+  ResourceNotFoundError,
+} from '../domain/common/errors.js'
+import type { ApiErrorBody } from './errors/api-error.js'
+import { ApiProblem, PROBLEMS, type Problem } from './errors/problems.js'
+import { JSON_CONTENT_TYPE } from './http/media-types.js'
+import { isMessageKey, type Locale, message, resolveLocale } from './messages/index.js'
+
+/** HTTP status of each domain error type. */
+const DOMAIN_STATUS: ReadonlyArray<
+  readonly [abstract new (...args: never[]) => DomainError, number]
+> = [
+  [ResourceNotFoundError, 404],
+  [BusinessRuleError, 409],
+  [OptimisticLockError, 409],
+  [PreconditionFailedError, 412],
+  [DataAccessError, 500],
+]
+
+/** Fastify's own request errors, by their code. */
+const FASTIFY_PROBLEMS: Readonly<Record<string, Problem>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: PROBLEMS.unsupportedMediaType,
+  FST_ERR_CTP_BODY_TOO_LARGE: PROBLEMS.bodyTooLarge,
+  FST_ERR_CTP_EMPTY_JSON_BODY: PROBLEMS.malformedBody,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: PROBLEMS.malformedBody,
+  FST_ERR_CTP_INVALID_JSON_BODY: PROBLEMS.malformedBody,
+}
+
+/** Any other error Fastify raises, by its status; its other client errors concern the body. */
+function problemForStatus(status: number): Problem {
+  const byStatus = Object.values(PROBLEMS).find(
+    (problem) => problem.status === status && status !== 400,
+  )
+  if (byStatus) return byStatus
+  return status >= 400 && status < 500 ? PROBLEMS.malformedBody : PROBLEMS.systemError
+}
+
+interface Rendered {
+  readonly status: number
+  readonly body: ApiErrorBody
+  readonly headers: Readonly<Record<string, string>>
+}
+
+function render(problem: ApiProblem, locale: Locale): Rendered {
+  const details = problem.violations.map((violation) => ({
+    code: violation.constraint,
+    message: message(locale, violation.constraint, {
+      ...violation.attributes,
+      0: violation.target,
+    }),
+    target: violation.target,
+  }))
+  return {
+    status: problem.status,
+    headers: problem.headers,
+    body: {
+      code: problem.code,
+      message: message(locale, problem.code),
+      ...(problem.target !== undefined && { target: problem.target }),
+      ...(details.length > 0 && { details }),
+    },
+  }
+}
+
+function renderDomain(error: DomainError, status: number, locale: Locale): Rendered {
+  const code = isMessageKey(error.code) ? error.code : PROBLEMS.systemError.code
+  const args = Object.fromEntries(error.args.map((arg, index) => [index, arg]))
+  return { status, headers: {}, body: { code, message: message(locale, code, args) } }
+}
+
+/** Any thrown value -> status, headers and ApiError body. The only such mapping. */
+export function toApiError(error: unknown, locale: Locale): Rendered {
+  if (error instanceof ApiProblem) return render(error, locale)
+  for (const [type, status] of DOMAIN_STATUS) {
+    if (error instanceof type) return renderDomain(error, status, locale)
+  }
+  const fastifyError = error as Partial<FastifyError>
+  const known = fastifyError.code ? FASTIFY_PROBLEMS[fastifyError.code] : undefined
+  if (known) return render(new ApiProblem(known), locale)
+  return render(new ApiProblem(problemForStatus(Number(fastifyError.statusCode ?? 500))), locale)
+}
+
+function logFailure(request: FastifyRequest, error: unknown, status: number): void {
+  if (status >= 500) {
+    request.log.error({ err: error }, 'request failed')
+  } else {
+    request.log.debug({ err: error }, 'request rejected')
+  }
+}
+
+function sendApiError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
+  const { status, body, headers } = toApiError(
+    error,
+    resolveLocale(request.headers['accept-language']),
+  )
+  logFailure(request, error, status)
+  return reply
+    .code(status)
+    .headers(headers)
+    .header('x-track', request.id)
+    .header('content-type', JSON_CONTENT_TYPE)
+    .send(body)
+}
+
+/** A request so broken that HTTP parsing failed: answered on the socket, still as ApiError. */
+function answerBrokenRequest(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) return
+  const status =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 431
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 408
+        : 400
+  const code = status === 431 ? 'e.ex.fw.7006' : 'e.ex.fw.7003'
+  const body = JSON.stringify({ code, message: message('en', code) })
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
+      `Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  )
+}
+
+/** Fastify options that route framework-level failures through the same mapping. */
+export const errorHandlingOptions: Pick<
+  FastifyServerOptions,
+  'clientErrorHandler' | 'frameworkErrors'
+> = {
+  clientErrorHandler: answerBrokenRequest,
+  frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+    // A path that cannot even be decoded names no resource.
+    sendApiError(
+      request,
+      reply,
+      error.code === 'FST_ERR_BAD_URL' ? new ApiProblem(PROBLEMS.resourceNotFound) : error,
+    ),
+}
+
+export function handleErrors(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => sendApiError(request, reply, error))
+}

@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify'
+import FindMyWay from 'find-my-way'
+import { ApiProblem, PROBLEMS } from '../errors/problems.js'
+
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The Allow header value for a route template such as `/api/v1/todos/:todoId`. */
+    allowHeader(routeUrl: string): string
+  }
+}
+
+/**
+ * Remembers which methods each path template serves, so that any path the router
+ * does not match can be told apart: a known path with another method is 405 with
+ * Allow, anything else is 404. Must be installed before routes are registered.
+ */
+export function answerUnmatchedRequests(app: FastifyInstance, maxParamLength: number): void {
+  const paths = FindMyWay({ maxParamLength })
+  const methodsByUrl = new Map<string, Set<string>>()
+
+  app.addHook('onRoute', (route) => {
+    let methods = methodsByUrl.get(route.url)
+    if (!methods) {
+      methods = new Set()
+      methodsByUrl.set(route.url, methods)
+      paths.on('GET', route.url, () => undefined, { url: route.url })
+    }
+    for (const method of [route.method].flat()) methods.add(method)
+  })
+
+  const allowHeader = (url: string) => {
+    const methods = methodsByUrl.get(url) ?? new Set<string>()
+    return METHOD_ORDER.filter((method) => methods.has(method)).join(', ')
+  }
+  app.decorate('allowHeader', allowHeader)
+
+  app.setNotFoundHandler((request) => {
+    const path = request.url.split('?', 1)[0] ?? '/'
+    const match = paths.find('GET', path) as { store?: { url: string } } | null
+    if (!match?.store) throw new ApiProblem(PROBLEMS.resourceNotFound)
+    throw new ApiProblem(PROBLEMS.methodNotAllowed, {
+      headers: { allow: allowHeader(match.store.url) },
+    })
+  })
+}

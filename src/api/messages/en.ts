@@ -1,0 +1,49 @@
+/**
+ * English messages: error codes, then validation constraints. `{0}` is the first
+ * argument (an id, or the field path of a validation detail); `{min}`, `{max}`,
+ * `{value}`, `{regexp}` and `{codeListId}` are a constraint's attributes.
+ */
+export const en = {
+  'e.ex.fw.5001': 'Resource not found.',
+  'e.ex.mm.5001': 'Specified member not found. member id : {0}',
+  'e.ex.td.5001': 'Specified todo not found. todo id : {0}',
+  'e.ex.fw.6001': 'Request method not supported.',
+  'e.ex.fw.6002': 'Specified representation format not supported.',
+  'e.ex.fw.6003': 'Specified media type in the request body not supported.',
+  'e.ex.fw.7001': 'Validation error occurred on item in the request body.',
+  'e.ex.fw.7002': 'Validation error occurred on item in the request parameters.',
+  'e.ex.fw.7003': 'Request body format error occurred.',
+  'e.ex.fw.7004': 'Unknown field exists in JSON.',
+  'e.ex.fw.7005': 'Type mismatch error occurred in JSON field.',
+  'e.ex.fw.7006': 'Type mismatch error occurred in request parameter or header or path variable.',
+  'e.ex.fw.7007': 'Request body too large.',
+  'e.ex.fw.7008': 'Idempotency key was used for a different request.',
+  'e.ex.fw.8001': 'Business error occurred.',
+  'e.ex.mm.8001': 'Cannot use specified sign id. sign id : {0}',
+  'e.ex.td.8001': 'Specified todo is already finished. todo id : {0}',
+  'e.ex.fw.8002': 'Conflict with other processing occurred.',
+  'e.ex.fw.8003': 'A request with the same idempotency key is being processed.',
+  'e.ex.fw.9001': 'System error occurred.',
+  'e.ex.fw.9002': 'System error occurred.',
+  'e.ex.fw.9003': 'System error occurred.',
+  'e.ex.fw.9999': 'Unhandled system error occurred.',
+
+  NotNull: '{0} may not be null.',
+  Null: '{0} must be null.',
+  NotEmpty: '{0} may not be empty.',
+  NotBlank: '{0} may not be empty.',
+  Size: '{0} size must be between {min} and {max}.',
+  Length: '{0} length must be between {min} and {max}.',
+  Past: '{0} must be in the past.',
+  Future: '{0} must be in the future.',
+  Email: '{0} not a well-formed email address.',
+  Pattern: '{0} must match "{regexp}".',
+  Min: '{0} must be greater than or equal to {value}.',
+  Max: '{0} must be less than or equal to {value}.',
+  Range: '{0} must be between {min} and {max}.',
+  ExistInCodeList: '{0} must exist in code list of {codeListId}.',
+  PathMatch: '{0} must match the member id of the request path.',
+} as const
+
+export type MessageKey = keyof typeof en
+export type Catalogue = Readonly<Record<MessageKey, string>>

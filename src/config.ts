@@ -1,0 +1,188 @@
+import { isIP } from 'node:net'
+
+/**
+ * Every setting the service reads from the environment, validated once at start.
+ * The table below is the single source for parsing, defaults and the documentation
+ * printed by `--help` (and mirrored in the README).
+ */
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+
+export type DatabaseConfig =
+  | { readonly kind: 'sqlite'; readonly file: string }
+  | { readonly kind: 'postgres'; readonly url: string; readonly poolMax: number }
+
+/** Fastify's `trustProxy`: off, on for every hop, a hop count, or a list of proxy addresses. */
+export type TrustProxy = boolean | number | readonly string[]
+
+export interface Config {
+  readonly host: string
+  readonly port: number
+  readonly database: DatabaseConfig
+  readonly logLevel: LogLevel
+  readonly bodyLimit: number
+  readonly trustProxy: TrustProxy
+}
+
+export class ConfigError extends Error {}
+
+interface Setting<T> {
+  readonly name: string
+  readonly default: string
+  readonly description: string
+  readonly parse: (raw: string) => T
+}
+
+const LOG_LEVELS: readonly LogLevel[] = [
+  'fatal',
+  'error',
+  'warn',
+  'info',
+  'debug',
+  'trace',
+  'silent',
+]
+const DEFAULT_SQLITE_FILE = './data/api.sqlite'
+
+function integer(min: number, max: number) {
+  return (raw: string): number => {
+    if (!/^\d+$/.test(raw)) throw new ConfigError(`must be a whole number from ${min} to ${max}`)
+    const value = Number(raw)
+    if (value < min || value > max) {
+      throw new ConfigError(`must be a whole number from ${min} to ${max}`)
+    }
+    return value
+  }
+}
+
+function databaseUrl(
+  raw: string,
+): { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string } {
+  if (raw === '') return { kind: 'sqlite', file: DEFAULT_SQLITE_FILE }
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      new URL(raw)
+    } catch {
+      throw new ConfigError('is not a valid postgres:// URL')
+    }
+    return { kind: 'postgres', url: raw }
+  }
+  if (raw.startsWith('sqlite:')) {
+    const file = raw.slice('sqlite:'.length)
+    if (file === '')
+      throw new ConfigError('sqlite: needs a file path, e.g. sqlite:./data/api.sqlite')
+    return { kind: 'sqlite', file }
+  }
+  throw new ConfigError('must start with postgres://, postgresql:// or sqlite:')
+}
+
+function trustProxy(raw: string): TrustProxy {
+  if (raw === 'false' || raw === '') return false
+  if (raw === 'true') return true
+  if (/^\d+$/.test(raw)) return integer(1, 100)(raw)
+  const entries = raw.split(',').map((entry) => entry.trim())
+  for (const entry of entries) {
+    const [address, bits, ...rest] = entry.split('/')
+    const family = isIP(address ?? '')
+    const maxBits = family === 6 ? 128 : 32
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits)
+    if (family === 0 || !bitsOk || rest.length > 0) {
+      throw new ConfigError(
+        'must be true, false, a hop count, or a comma-separated list of IP addresses or CIDR ranges',
+      )
+    }
+  }
+  return entries
+}
+
+export const SETTINGS = {
+  host: {
+    name: 'HOST',
+    default: '0.0.0.0',
+    description: 'Address to listen on.',
+    parse: (raw: string) => {
+      if (raw === '' || /\s/.test(raw)) throw new ConfigError('must be a host name or IP address')
+      return raw
+    },
+  },
+  port: {
+    name: 'PORT',
+    default: '8080',
+    description: 'TCP port to listen on (0 picks a free port).',
+    parse: integer(0, 65535),
+  },
+  database: {
+    name: 'DATABASE_URL',
+    default: '',
+    description: `Unset: embedded SQLite in ${DEFAULT_SQLITE_FILE}. postgres://user@host:5432/db for PostgreSQL, or sqlite:PATH for another SQLite file.`,
+    parse: databaseUrl,
+  },
+  dbPoolMax: {
+    name: 'DB_POOL_MAX',
+    default: '10',
+    description: 'Most PostgreSQL connections one instance opens.',
+    parse: integer(1, 1000),
+  },
+  logLevel: {
+    name: 'LOG_LEVEL',
+    default: 'info',
+    description: `Log level: ${LOG_LEVELS.join(', ')}.`,
+    parse: (raw: string): LogLevel => {
+      const level = LOG_LEVELS.find((candidate) => candidate === raw)
+      if (!level) throw new ConfigError(`must be one of ${LOG_LEVELS.join(', ')}`)
+      return level
+    },
+  },
+  bodyLimit: {
+    name: 'BODY_LIMIT',
+    default: '65536',
+    description: 'Largest accepted request body in bytes; larger bodies get 413 e.ex.fw.7007.',
+    parse: integer(1, 100 * 1024 * 1024),
+  },
+  trustProxy: {
+    name: 'TRUST_PROXY',
+    default: 'false',
+    description:
+      'Whether X-Forwarded-Proto/-Host/-For are believed: false, true, a hop count, or proxy IPs/CIDRs (comma-separated).',
+    parse: trustProxy,
+  },
+} as const satisfies Record<string, Setting<unknown>>
+
+type Env = Readonly<Record<string, string | undefined>>
+
+function read<T>(setting: Setting<T>, env: Env): T {
+  const raw = env[setting.name] ?? setting.default
+  try {
+    return setting.parse(raw)
+  } catch (error) {
+    const reason = error instanceof ConfigError ? error.message : String(error)
+    throw new ConfigError(`Invalid setting ${setting.name}=${JSON.stringify(raw)}: ${reason}`)
+  }
+}
+
+/** Reads and validates every setting; throws a ConfigError whose message names the variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const database = read(SETTINGS.database, env)
+  const poolMax = read(SETTINGS.dbPoolMax, env)
+  return Object.freeze({
+    host: read(SETTINGS.host, env),
+    port: read(SETTINGS.port, env),
+    database: Object.freeze(database.kind === 'postgres' ? { ...database, poolMax } : database),
+    logLevel: read(SETTINGS.logLevel, env),
+    bodyLimit: read(SETTINGS.bodyLimit, env),
+    trustProxy: read(SETTINGS.trustProxy, env),
+  })
+}
+
+/** The settings as text for `--help`. */
+export function describeSettings(): string {
+  const rows = Object.values(SETTINGS).map(
+    (setting) =>
+      `  ${setting.name.padEnd(14)} ${(setting.default === '' ? '(unset)' : setting.default).padEnd(10)} ${setting.description}`,
+  )
+  return [
+    'Settings (environment variables):',
+    `  ${'NAME'.padEnd(14)} ${'DEFAULT'.padEnd(10)} MEANING`,
+    ...rows,
+  ].join('\n')
+}

@@ -1,0 +1,18 @@
+export interface Todo {
+  readonly todoId: string
+  readonly todoTitle: string
+  readonly finished: boolean
+  readonly createdAt: Date
+}
+
+export interface NewTodo {
+  readonly todoTitle: string
+}
+
+/**
+ * A Todo's only mutable state is `finished`, and it moves one way, so the version is
+ * derived from it: 1 while open, 2 once finished.
+ */
+export function todoVersion(todo: Todo): number {
+  return todo.finished ? 2 : 1
+}

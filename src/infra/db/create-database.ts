@@ -1,0 +1,75 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import SqliteDatabase from 'better-sqlite3'
+import { type Dialect, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import pg from 'pg'
+import type { DatabaseConfig } from '../../config.js'
+import { type DialectProfile, POSTGRES, SQLITE } from './dialect.js'
+import { migrateToLatest } from './migrate.js'
+import type { DatabaseSchema } from './schema.js'
+import { translatingErrors } from './translate-errors.js'
+
+export interface Database {
+  readonly db: Kysely<DatabaseSchema>
+  readonly profile: DialectProfile
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+export interface DatabaseEvents {
+  /** An idle pooled connection failed (the pool replaces it); worth a log line, not a crash. */
+  onIdleError?: (error: Error) => void
+}
+
+const SQLITE_BUSY_TIMEOUT_MS = 5000
+
+function openSqlite(file: string): Dialect {
+  mkdirSync(dirname(file), { recursive: true })
+  const database = new SqliteDatabase(file)
+  database.pragma('journal_mode = WAL')
+  // NORMAL is durable against process crashes in WAL mode; only an OS crash may lose the last commits.
+  database.pragma('synchronous = NORMAL')
+  database.pragma('foreign_keys = ON')
+  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
+  return new SqliteDialect({ database })
+}
+
+function openPostgres(url: string, poolMax: number, events: DatabaseEvents): Dialect {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolMax,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30_000,
+  })
+  // Without a listener an idle client's error (server restart, cut connection) kills the process.
+  pool.on('error', (error) => events.onIdleError?.(error))
+  return new PostgresDialect({ pool })
+}
+
+/** Opens the configured database and brings its schema to the latest migration. */
+export async function createDatabase(
+  config: DatabaseConfig,
+  events: DatabaseEvents = {},
+): Promise<Database> {
+  const profile = config.kind === 'sqlite' ? SQLITE : POSTGRES
+  const dialect =
+    config.kind === 'sqlite'
+      ? openSqlite(config.file)
+      : openPostgres(config.url, config.poolMax, events)
+  const db = new Kysely<DatabaseSchema>({ dialect: translatingErrors(dialect, profile) })
+  try {
+    await migrateToLatest(db, profile)
+  } catch (error) {
+    await db.destroy()
+    throw error
+  }
+  return {
+    db,
+    profile,
+    ping: async () => {
+      await sql`select 1`.execute(db)
+    },
+    close: () => db.destroy(),
+  }
+}

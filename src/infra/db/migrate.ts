@@ -1,0 +1,30 @@
+import { type Kysely, type Migration, Migrator } from 'kysely'
+import type { DialectProfile } from './dialect.js'
+import { createTodo } from './migrations/0001-create-todo.js'
+import type { DatabaseSchema } from './schema.js'
+
+/** Every schema version in order. Names sort in application order; never rename or edit one. */
+function migrations(profile: DialectProfile): Record<string, Migration> {
+  return {
+    '0001-create-todo': createTodo(profile),
+  }
+}
+
+/**
+ * Applies pending migrations. On PostgreSQL Kysely holds an advisory lock meanwhile,
+ * so instances starting together apply each migration exactly once.
+ */
+export async function migrateToLatest(
+  db: Kysely<DatabaseSchema>,
+  profile: DialectProfile,
+): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations(profile) },
+  })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error')
+    throw new Error(`Database migration ${failed?.migrationName ?? ''} failed`, { cause: error })
+  }
+}

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify'
+import type { DestinationStream } from 'pino'
 import { v7 as uuidv7 } from 'uuid'
 import { errorHandlingOptions, handleErrors } from './api/error-handler.js'
 import { answerUnmatchedRequests } from './api/http/allowed-methods.js'
@@ -30,9 +31,17 @@ const MAX_PARAM_LENGTH = 16 * 1024
  * in, a ready Fastify instance out (database opened and migrated, routes registered).
  * Closing the instance closes the database.
  */
-export async function buildApp(config: Config): Promise<FastifyInstance> {
+export interface BuildOptions {
+  /** Where log lines go (standard output when absent). */
+  readonly logStream?: DestinationStream
+}
+
+export async function buildApp(
+  config: Config,
+  options: BuildOptions = {},
+): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: { level: config.logLevel, ...(options.logStream && { stream: options.logStream }) },
     genReqId: trackIdOf,
     logController: new RequestLog(),
     bodyLimit: config.bodyLimit,

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import { type Dialect, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import { type Dialect, Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { DatabaseConfig } from '../../config.js'
 import { type DialectProfile, POSTGRES, SQLITE } from './dialect.js'
@@ -24,6 +24,26 @@ export interface DatabaseEvents {
 
 const SQLITE_BUSY_TIMEOUT_MS = 5000
 
+/**
+ * Kysely assumes one process per SQLite file and takes no migration lock there. Holding
+ * SQLite's write lock (BEGIN IMMEDIATE) from before reading the applied migrations until
+ * after the last one makes processes starting together on one file wait their turn.
+ */
+class SqliteLockingAdapter extends SqliteAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>) {
+    await sql`begin immediate`.execute(db)
+  }
+  override async releaseMigrationLock(db: Kysely<unknown>) {
+    await sql`commit`.execute(db)
+  }
+}
+
+class LockingSqliteDialect extends SqliteDialect {
+  override createAdapter() {
+    return new SqliteLockingAdapter()
+  }
+}
+
 function openSqlite(file: string): Dialect {
   mkdirSync(dirname(file), { recursive: true })
   const database = new SqliteDatabase(file)
@@ -32,7 +52,7 @@ function openSqlite(file: string): Dialect {
   database.pragma('synchronous = NORMAL')
   database.pragma('foreign_keys = ON')
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
-  return new SqliteDialect({ database })
+  return new LockingSqliteDialect({ database })
 }
 
 function openPostgres(url: string, poolMax: number, events: DatabaseEvents): Dialect {

@@ -1,0 +1,94 @@
+import { spawnSync } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '../src/config.js'
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    expect(loadConfig({})).toEqual({
+      host: '0.0.0.0',
+      port: 8080,
+      database: { kind: 'sqlite', file: './data/api.sqlite' },
+      logLevel: 'info',
+      bodyLimit: 65536,
+      trustProxy: false,
+    })
+  })
+
+  it('reads every variable', () => {
+    expect(
+      loadConfig({
+        HOST: '127.0.0.1',
+        PORT: '9000',
+        DATABASE_URL: 'postgres://u@db:5432/app',
+        DB_POOL_MAX: '4',
+        LOG_LEVEL: 'warn',
+        BODY_LIMIT: '1024',
+        TRUST_PROXY: '10.0.0.0/8, 192.168.1.1',
+      }),
+    ).toEqual({
+      host: '127.0.0.1',
+      port: 9000,
+      database: { kind: 'postgres', url: 'postgres://u@db:5432/app', poolMax: 4 },
+      logLevel: 'warn',
+      bodyLimit: 1024,
+      trustProxy: ['10.0.0.0/8', '192.168.1.1'],
+    })
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database).toEqual({
+      kind: 'sqlite',
+      file: '/tmp/x.db',
+    })
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true)
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2)
+  })
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'sqlite:'],
+    ['DB_POOL_MAX', '0'],
+    ['LOG_LEVEL', 'loud'],
+    ['BODY_LIMIT', '1.5'],
+    ['TRUST_PROXY', 'yes'],
+    ['TRUST_PROXY', '10.0.0.0/99'],
+    ['HOST', ''],
+  ])('rejects %s=%s with a message naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
+    expect(() => loadConfig({ [name]: value })).toThrow(
+      `Invalid setting ${name}=${JSON.stringify(value)}`,
+    )
+  })
+
+  it('stops the server at start with one clear line when a setting is bad', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, PORT: 'eighty' },
+      encoding: 'utf8',
+      timeout: 15_000,
+    })
+    expect(run.status).toBe(1)
+    expect(run.stderr.trim()).toBe(
+      'Invalid setting PORT="eighty": must be a whole number from 0 to 65535',
+    )
+  })
+
+  it('prints every setting with its default for --help', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts', '--help'], {
+      encoding: 'utf8',
+      timeout: 15_000,
+    })
+    expect(run.status).toBe(0)
+    for (const name of [
+      'HOST',
+      'PORT',
+      'DATABASE_URL',
+      'DB_POOL_MAX',
+      'LOG_LEVEL',
+      'BODY_LIMIT',
+      'TRUST_PROXY',
+    ]) {
+      expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'))
+    }
+    expect(run.stdout).toMatch(/PORT\s+8080/)
+  })
+})

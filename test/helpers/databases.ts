@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import type { DatabaseConfig } from '../../src/config.js'
+
+/**
+ * The databases every storage-touching suite runs against: SQLite always, PostgreSQL
+ * when TEST_DATABASE_URL is set (CI sets it). Each suite gets its own SQLite file or
+ * its own PostgreSQL schema, dropped afterwards, so runs never collide.
+ */
+export interface IsolatedDatabase {
+  readonly config: DatabaseConfig
+  /** Runs SQL against the same database, outside the service (to break or inspect it). */
+  exec(sql: string): Promise<void>
+  drop(): Promise<void>
+}
+
+export interface DatabaseTarget {
+  readonly name: 'sqlite' | 'postgres'
+  readonly available: boolean
+  create(): Promise<IsolatedDatabase>
+}
+
+export const POSTGRES_URL = process.env.TEST_DATABASE_URL
+
+async function createSqlite(): Promise<IsolatedDatabase> {
+  const dir = mkdtempSync(join(tmpdir(), 'api-test-'))
+  const file = join(dir, 'api.sqlite')
+  return {
+    config: { kind: 'sqlite', file },
+    exec: async (sql) => {
+      const { default: Sqlite } = await import('better-sqlite3')
+      const db = new Sqlite(file)
+      try {
+        db.exec(sql)
+      } finally {
+        db.close()
+      }
+    },
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  }
+}
+
+async function createPostgres(): Promise<IsolatedDatabase> {
+  const baseUrl = POSTGRES_URL as string
+  const schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`
+  const admin = new pg.Client({ connectionString: baseUrl })
+  await admin.connect()
+  await admin.query(`create schema ${schema}`)
+  const url = new URL(baseUrl)
+  url.searchParams.set('options', `-c search_path=${schema}`)
+  return {
+    config: { kind: 'postgres', url: url.toString(), poolMax: 10 },
+    exec: async (sql) => {
+      await admin.query(`set search_path to ${schema}`)
+      await admin.query(sql)
+    },
+    drop: async () => {
+      await admin.query(`drop schema if exists ${schema} cascade`)
+      await admin.end()
+    },
+  }
+}
+
+export const DATABASES: readonly DatabaseTarget[] = [
+  { name: 'sqlite', available: true, create: createSqlite },
+  { name: 'postgres', available: POSTGRES_URL !== undefined, create: createPostgres },
+]

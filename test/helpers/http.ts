@@ -1,0 +1,54 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
+
+export interface HttpResponse {
+  readonly status: number
+  readonly headers: IncomingHttpHeaders
+  readonly text: string
+  /** The body parsed as JSON (undefined when empty). */
+  readonly body: unknown
+}
+
+export interface HttpOptions {
+  readonly headers?: Record<string, string | number>
+  /** A string or Buffer is sent as is; anything else as JSON with Content-Type application/json. */
+  readonly body?: unknown
+}
+
+/**
+ * A raw HTTP/1.1 client over node:http, so tests can send any method, header and body
+ * (fetch forbids some) and see headers exactly as the server wrote them.
+ */
+export function http(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: HttpOptions = {},
+): Promise<HttpResponse> {
+  const headers: Record<string, string | number> = { ...options.headers }
+  let payload: string | Buffer | undefined
+  if (typeof options.body === 'string' || Buffer.isBuffer(options.body)) {
+    payload = options.body
+  } else if (options.body !== undefined) {
+    payload = JSON.stringify(options.body)
+    headers['content-type'] ??= 'application/json'
+  }
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(new URL(path, baseUrl), { method, headers }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8')
+        let body: unknown
+        try {
+          body = text === '' ? undefined : JSON.parse(text)
+        } catch {
+          body = undefined
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body })
+      })
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end(payload)
+  })
+}

@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createDatabase } from '../../src/infra/db/create-database.js'
+import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
+
+const MIGRATION_TABLE = 'kysely_migration' as never
+
+/** Opens (and so migrates) the database in a separate Node process, as a second instance would. */
+function migrateInChildProcess(databaseConfig: unknown): Promise<number> {
+  const script = `
+    const { createDatabase } = await import('./src/infra/db/create-database.ts')
+    const database = await createDatabase(${JSON.stringify(databaseConfig)})
+    await database.close()`
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    )
+    child.on('error', reject)
+    child.on('exit', (code) => resolve(code ?? -1))
+  })
+}
+
+for (const target of DATABASES) {
+  describe.skipIf(!target.available)(`migrations on ${target.name}`, () => {
+    let isolated: IsolatedDatabase | undefined
+    afterEach(async () => {
+      await isolated?.drop()
+      isolated = undefined
+    })
+
+    async function appliedMigrations(database: IsolatedDatabase): Promise<string[]> {
+      const opened = await createDatabase(database.config)
+      try {
+        const rows = await opened.db
+          .selectFrom(MIGRATION_TABLE)
+          .select('name' as never)
+          .execute()
+        return rows.map((row) => (row as { name: string }).name)
+      } finally {
+        await opened.close()
+      }
+    }
+
+    it('creates the schema on first start and is a no-op on the next', async () => {
+      isolated = await target.create()
+      const first = await appliedMigrations(isolated)
+      expect(first).toContain('0001-create-todo')
+      expect(await appliedMigrations(isolated)).toEqual(first)
+    })
+
+    it('applies each migration exactly once when instances start together', async () => {
+      isolated = await target.create()
+      const exitCodes = await Promise.all(
+        [1, 2, 3].map(() => migrateInChildProcess(isolated?.config)),
+      )
+      expect(exitCodes).toEqual([0, 0, 0])
+      const names = await appliedMigrations(isolated)
+      expect(names).toContain('0001-create-todo')
+      expect(names).toEqual([...new Set(names)])
+    })
+  })
+}

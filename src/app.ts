@@ -53,8 +53,8 @@ export async function buildApp(
   app.setValidatorCompiler(validatorCompiler)
   handleErrors(app)
   acceptJsonBodies(app)
-  applyHttpConventions(app)
   answerUnmatchedRequests(app, MAX_PARAM_LENGTH)
+  applyHttpConventions(app)
 
   const database = await createDatabase(config.database, {
     onIdleError: (error) => app.log.warn({ err: error }, 'idle database connection failed'),

@@ -115,9 +115,17 @@ function sendApiError(request: FastifyRequest, reply: FastifyReply, error: unkno
     .send(body)
 }
 
-/** A request so broken that HTTP parsing failed: answered on the socket, still as ApiError. */
+/**
+ * A request so broken that HTTP parsing failed: answered on the socket, still as ApiError.
+ * As Node itself does, nothing is written once a response has started on the socket
+ * (a client still sending a body the route never read), so no second answer corrupts it.
+ */
 function answerBrokenRequest(error: Error & { code?: string }, socket: Socket): void {
-  if (!socket.writable) return
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  if (!socket.writable || inFlight?.headersSent) {
+    socket.destroy()
+    return
+  }
   const status =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? 431

@@ -32,6 +32,8 @@ export function http(
     payload = JSON.stringify(options.body)
     headers['content-type'] ??= 'application/json'
   }
+  // Node's client frames no body of GET/HEAD/DELETE/OPTIONS by itself; say its length.
+  if (payload !== undefined) headers['content-length'] ??= Buffer.byteLength(payload)
   return new Promise((resolve, reject) => {
     const req = httpRequest(new URL(path, baseUrl), { method, headers }, (res) => {
       const chunks: Buffer[] = []

@@ -11,10 +11,16 @@ declare module 'fastify' {
   }
 }
 
+/** `/todos/` matches `/todos/:todoId` with an empty id; such a path names no resource. */
+function hasEmptyParam(params: unknown): boolean {
+  return Object.values(params as Record<string, unknown>).some((value) => value === '')
+}
+
 /**
  * Remembers which methods each path template serves, so that any path the router
  * does not match can be told apart: a known path with another method is 405 with
- * Allow, anything else is 404. Must be installed before routes are registered.
+ * Allow, anything else is 404. Must be installed before routes are registered, and
+ * before any other onRequest hook (the route check comes first).
  */
 export function answerUnmatchedRequests(app: FastifyInstance, maxParamLength: number): void {
   const paths = FindMyWay({ maxParamLength })
@@ -36,10 +42,15 @@ export function answerUnmatchedRequests(app: FastifyInstance, maxParamLength: nu
   }
   app.decorate('allowHeader', allowHeader)
 
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(hasEmptyParam(request.params) ? new ApiProblem(PROBLEMS.resourceNotFound) : undefined)
+  })
+
   app.setNotFoundHandler((request) => {
     const path = request.url.split('?', 1)[0] ?? '/'
-    const match = paths.find('GET', path) as { store?: { url: string } } | null
-    if (!match?.store) throw new ApiProblem(PROBLEMS.resourceNotFound)
+    const match = paths.find('GET', path) as { params: unknown; store?: { url: string } } | null
+    if (!match?.store || hasEmptyParam(match.params))
+      throw new ApiProblem(PROBLEMS.resourceNotFound)
     throw new ApiProblem(PROBLEMS.methodNotAllowed, {
       headers: { allow: allowHeader(match.store.url) },
     })

@@ -1,8 +1,8 @@
 import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
+import { describe, expect, it } from 'vitest'
+import { DATABASES } from '../helpers/databases.js'
 import type { HttpResponse } from '../helpers/http.js'
-import { startServer, type TestServer } from '../helpers/server.js'
+import { serverPerSuite } from '../helpers/server.js'
 
 /**
  * Generated hostile requests: whatever arrives, the answer is a contract status with an
@@ -119,19 +119,10 @@ function expectContractAnswer(response: HttpResponse, requestMethod: string) {
 
 for (const target of DATABASES) {
   describe.skipIf(!target.available)(`hostile input on ${target.name}`, () => {
-    let database: IsolatedDatabase
-    let server: TestServer
-
-    beforeAll(async () => {
-      database = await target.create()
-      server = await startServer(database.config)
-    })
-    afterAll(async () => {
-      await server?.close()
-      await database?.drop()
-    })
+    const suite = serverPerSuite(target)
 
     it(`answers ${RUNS} generated requests within the contract and keeps stored data intact`, async () => {
+      const server = suite.server
       const created = await server.request('POST', '/api/v1/todos', {
         body: { todoTitle: 'keep me' },
       })

@@ -1,9 +1,9 @@
 import { connect } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ApiErrorBody } from '../../src/api/errors/api-error.js'
-import { DATABASES, type DatabaseTarget, type IsolatedDatabase } from '../helpers/databases.js'
+import { DATABASES, type DatabaseTarget } from '../helpers/databases.js'
 import type { HttpResponse } from '../helpers/http.js'
-import { startServer, type TestServer } from '../helpers/server.js'
+import { serverPerSuite, startServer, type TestServer } from '../helpers/server.js'
 
 /**
  * The request pipeline shared by every endpoint (decisions §1, §2, §3, §7), observed
@@ -128,25 +128,15 @@ async function withServer(
 }
 
 describe('request pipeline (SQLite)', () => {
-  let database: IsolatedDatabase
-  let server: TestServer
-
-  beforeAll(async () => {
-    database = await SQLITE.create()
-    server = await startServer(database.config)
-  })
-  afterAll(async () => {
-    await server?.close()
-    await database?.drop()
-  })
+  const suite = serverPerSuite(SQLITE)
 
   describe('404 for a path that names no resource', () => {
     it('answers e.ex.fw.5001 for an unknown path', async () => {
-      expectJson(await server.request('GET', '/api/v1/nothing'), 404, NOT_FOUND)
+      expectJson(await suite.server.request('GET', '/api/v1/nothing'), 404, NOT_FOUND)
     })
 
     it('localizes the 404 message with Accept-Language ja', async () => {
-      const response = await server.request('GET', '/api/v1/nothing', {
+      const response = await suite.server.request('GET', '/api/v1/nothing', {
         headers: { 'accept-language': 'ja' },
       })
       expectJson(response, 404, { code: 'e.ex.fw.5001', message: 'リソースが見つかりません。' })
@@ -155,24 +145,24 @@ describe('request pipeline (SQLite)', () => {
     it.each([`${TODOS}/`, `${TODOS}/some-id/`])(
       'answers e.ex.fw.5001 for the trailing-slash path %s',
       async (path) => {
-        expectJson(await server.request('GET', path), 404, NOT_FOUND)
+        expectJson(await suite.server.request('GET', path), 404, NOT_FOUND)
       },
     )
 
     it('answers e.ex.fw.5001 for a path that cannot be decoded', async () => {
-      expectJson(await server.request('GET', `${TODOS}/%E0%A4%A`), 404, NOT_FOUND)
+      expectJson(await suite.server.request('GET', `${TODOS}/%E0%A4%A`), 404, NOT_FOUND)
     })
   })
 
   describe('405 for a known path with a method it does not serve', () => {
     it.each(['PATCH', 'DELETE', 'PUT'])('%s /api/v1/todos -> 405 with Allow', async (method) => {
-      const response = await server.request(method, TODOS)
+      const response = await suite.server.request(method, TODOS)
       expectJson(response, 405, METHOD_NOT_ALLOWED)
       expect(response.headers.allow).toBe(COLLECTION_ALLOW)
     })
 
     it.each(['PATCH', 'POST'])('%s /api/v1/todos/{id} -> 405 with Allow', async (method) => {
-      const response = await server.request(method, `${TODOS}/anything`)
+      const response = await suite.server.request(method, `${TODOS}/anything`)
       expectJson(response, 405, METHOD_NOT_ALLOWED)
       expect(response.headers.allow).toBe(ITEM_ALLOW)
     })
@@ -182,7 +172,7 @@ describe('request pipeline (SQLite)', () => {
     it.each(['application/xml', 'application/json;q=0'])(
       'Accept %s -> 406 e.ex.fw.6002 with a JSON body',
       async (accept) => {
-        const response = await server.request('GET', TODOS, { headers: { accept } })
+        const response = await suite.server.request('GET', TODOS, { headers: { accept } })
         expectJson(response, 406, NOT_ACCEPTABLE)
       },
     )
@@ -190,7 +180,7 @@ describe('request pipeline (SQLite)', () => {
     it.each(['*/*', 'application/*', 'text/html, application/json;q=0.5'])(
       'Accept %s admits JSON -> 200',
       async (accept) => {
-        const response = await server.request('GET', TODOS, { headers: { accept } })
+        const response = await suite.server.request('GET', TODOS, { headers: { accept } })
         expect(response.status).toBe(200)
         expect(response.headers['content-type']).toBe(JSON_TYPE)
         expect(Array.isArray(response.body)).toBe(true)
@@ -198,14 +188,14 @@ describe('request pipeline (SQLite)', () => {
     )
 
     it('an unknown path wins over Accept: 404', async () => {
-      const response = await server.request('GET', '/api/v1/nothing', {
+      const response = await suite.server.request('GET', '/api/v1/nothing', {
         headers: { accept: 'application/xml' },
       })
       expectJson(response, 404, NOT_FOUND)
     })
 
     it('a wrong method wins over Accept: 405', async () => {
-      const response = await server.request('PATCH', TODOS, {
+      const response = await suite.server.request('PATCH', TODOS, {
         headers: { accept: 'application/xml' },
       })
       expectJson(response, 405, METHOD_NOT_ALLOWED)
@@ -217,7 +207,7 @@ describe('request pipeline (SQLite)', () => {
     it.each(['text/plain', 'application/x-www-form-urlencoded'])(
       'Content-Type %s -> 415 e.ex.fw.6003',
       async (contentType) => {
-        const response = await server.request('POST', TODOS, {
+        const response = await suite.server.request('POST', TODOS, {
           headers: { 'content-type': contentType },
           body: '{"todoTitle":"a"}',
         })
@@ -226,7 +216,7 @@ describe('request pipeline (SQLite)', () => {
     )
 
     it('accepts application/json in any letter case and with parameters', async () => {
-      const response = await server.request('POST', TODOS, {
+      const response = await suite.server.request('POST', TODOS, {
         headers: { 'content-type': 'Application/JSON; charset=utf-8' },
         body: '{"todoTitle":"Case"}',
       })
@@ -236,7 +226,7 @@ describe('request pipeline (SQLite)', () => {
     })
 
     it('the media type wins over the body size: 70000 bytes of text/plain -> 415', async () => {
-      const response = await server.request('POST', TODOS, {
+      const response = await suite.server.request('POST', TODOS, {
         headers: { 'content-type': 'text/plain' },
         body: 'x'.repeat(70_000),
       })
@@ -244,7 +234,7 @@ describe('request pipeline (SQLite)', () => {
     })
 
     it('Accept wins over the media type: Accept xml + text/plain -> 406', async () => {
-      const response = await server.request('POST', TODOS, {
+      const response = await suite.server.request('POST', TODOS, {
         headers: { accept: 'application/xml', 'content-type': 'text/plain' },
         body: 'hello',
       })
@@ -254,11 +244,11 @@ describe('request pipeline (SQLite)', () => {
 
   describe('413 for a body over the limit', () => {
     it('rejects 65537 bytes with e.ex.fw.7007', async () => {
-      expectJson(await postJsonText(server, paddedTodo(65_537)), 413, BODY_TOO_LARGE)
+      expectJson(await postJsonText(suite.server, paddedTodo(65_537)), 413, BODY_TOO_LARGE)
     })
 
     it('accepts exactly 65536 bytes', async () => {
-      const response = await postJsonText(server, paddedTodo(65_536))
+      const response = await postJsonText(suite.server, paddedTodo(65_536))
       expect(response.status).toBe(201)
       expect(response.headers['content-type']).toBe(JSON_TYPE)
       expect(response.body).toMatchObject({ todoTitle: 'a', finished: false })
@@ -276,31 +266,33 @@ describe('request pipeline (SQLite)', () => {
 
   describe('400 e.ex.fw.7003 for a body that is not JSON', () => {
     it('malformed JSON', async () => {
-      expectJson(await postJsonText(server, '{"todoTitle":'), 400, MALFORMED_BODY)
+      expectJson(await postJsonText(suite.server, '{"todoTitle":'), 400, MALFORMED_BODY)
     })
 
     it('an empty body with Content-Type application/json', async () => {
-      expectJson(await postJsonText(server, ''), 400, MALFORMED_BODY)
+      expectJson(await postJsonText(suite.server, ''), 400, MALFORMED_BODY)
     })
 
     it('no body and no Content-Type at all', async () => {
-      expectJson(await server.request('POST', TODOS), 400, MALFORMED_BODY)
+      expectJson(await suite.server.request('POST', TODOS), 400, MALFORMED_BODY)
     })
   })
 
   describe('400 e.ex.fw.7004 for a field the resource does not have', () => {
     it('names the unknown field as target', async () => {
-      const response = await server.request('POST', TODOS, { body: { todoTitle: 'x', foo: 1 } })
+      const response = await suite.server.request('POST', TODOS, {
+        body: { todoTitle: 'x', foo: 1 },
+      })
       expectJson(response, 400, unknownField('foo'))
     })
 
     it('treats "__proto__" as an unknown field', async () => {
-      const response = await postJsonText(server, '{"todoTitle":"x","__proto__":{"a":1}}')
+      const response = await postJsonText(suite.server, '{"todoTitle":"x","__proto__":{"a":1}}')
       expectJson(response, 400, unknownField('__proto__'))
     })
 
     it('an unknown field wins over a type error', async () => {
-      const response = await server.request('POST', TODOS, { body: { todoTitle: 5, foo: 1 } })
+      const response = await suite.server.request('POST', TODOS, { body: { todoTitle: 5, foo: 1 } })
       expectJson(response, 400, unknownField('foo'))
     })
   })
@@ -316,25 +308,25 @@ describe('request pipeline (SQLite)', () => {
       ['createdAt', 5],
     ])('%s = %j -> target %s', async (field, value) => {
       const body = { todoTitle: 'x', [field]: value }
-      expectJson(await server.request('POST', TODOS, { body }), 400, typeMismatch(field))
+      expectJson(await suite.server.request('POST', TODOS, { body }), 400, typeMismatch(field))
     })
 
     it('a title containing U+0000', async () => {
-      const response = await postJsonText(server, '{"todoTitle":"a\\u0000b"}')
+      const response = await postJsonText(suite.server, '{"todoTitle":"a\\u0000b"}')
       expectJson(response, 400, typeMismatch('todoTitle'))
     })
 
     it('a title containing a lone surrogate', async () => {
-      const response = await postJsonText(server, '{"todoTitle":"a\\ud800b"}')
+      const response = await postJsonText(suite.server, '{"todoTitle":"a\\ud800b"}')
       expectJson(response, 400, typeMismatch('todoTitle'))
     })
 
     it.each(['null', '[]', '"str"'])('a body of %s -> 7005 without target', async (text) => {
-      expectJson(await postJsonText(server, text), 400, typeMismatch())
+      expectJson(await postJsonText(suite.server, text), 400, typeMismatch())
     })
 
     it('a type mismatch wins over validation', async () => {
-      const response = await server.request('POST', TODOS, {
+      const response = await suite.server.request('POST', TODOS, {
         body: { todoTitle: null, finished: 'yes' },
       })
       expectJson(response, 400, typeMismatch('finished'))
@@ -346,7 +338,7 @@ describe('request pipeline (SQLite)', () => {
       ['absent', {}],
       ['null', { todoTitle: null }],
     ])('todoTitle %s -> NotNull', async (_case, body) => {
-      const response = await server.request('POST', TODOS, { body })
+      const response = await suite.server.request('POST', TODOS, { body })
       expectJson(response, 400, bodyValidation(NOT_NULL_TITLE))
     })
 
@@ -354,13 +346,13 @@ describe('request pipeline (SQLite)', () => {
       ['empty', ''],
       ['31 characters', 'a'.repeat(31)],
     ])('todoTitle %s -> Size', async (_case, todoTitle) => {
-      const response = await server.request('POST', TODOS, { body: { todoTitle } })
+      const response = await suite.server.request('POST', TODOS, { body: { todoTitle } })
       expectJson(response, 400, bodyValidation(SIZE_TITLE))
     })
 
     it('counts characters, not UTF-16 units: 30 emoji are accepted', async () => {
       const todoTitle = '😀'.repeat(30)
-      const response = await server.request('POST', TODOS, { body: { todoTitle } })
+      const response = await suite.server.request('POST', TODOS, { body: { todoTitle } })
       expect(response.status).toBe(201)
       expect(response.headers['content-type']).toBe(JSON_TYPE)
       expect(response.body).toMatchObject({ todoTitle })
@@ -369,7 +361,7 @@ describe('request pipeline (SQLite)', () => {
     it('localizes the message and the details in Japanese', async () => {
       const headers = { 'accept-language': 'ja-JP' }
       const message = 'リクエストボディの項目で入力チェックエラーが発生しました。'
-      const notNull = await server.request('POST', TODOS, { headers, body: {} })
+      const notNull = await suite.server.request('POST', TODOS, { headers, body: {} })
       expectJson(notNull, 400, {
         code: 'e.ex.fw.7001',
         message,
@@ -377,7 +369,7 @@ describe('request pipeline (SQLite)', () => {
           { code: 'NotNull', message: 'todoTitleはnullにできません。', target: 'todoTitle' },
         ],
       })
-      const size = await server.request('POST', TODOS, { headers, body: { todoTitle: '' } })
+      const size = await suite.server.request('POST', TODOS, { headers, body: { todoTitle: '' } })
       expectJson(size, 400, {
         code: 'e.ex.fw.7001',
         message,
@@ -394,7 +386,7 @@ describe('request pipeline (SQLite)', () => {
 
   describe('Accept-Language chooses the message language', () => {
     it.each(['ja', 'ja-JP', 'en;q=0.5, ja;q=0.8'])('%s -> Japanese', async (language) => {
-      const response = await server.request('GET', '/api/v1/nothing', {
+      const response = await suite.server.request('GET', '/api/v1/nothing', {
         headers: { 'accept-language': language },
       })
       expectJson(response, 404, { code: 'e.ex.fw.5001', message: 'リソースが見つかりません。' })
@@ -403,14 +395,16 @@ describe('request pipeline (SQLite)', () => {
     it.each(['fr', '*', 'en-US', undefined, 'ja;q=0, en'])('%s -> English', async (language) => {
       const headers: Record<string, string> =
         language === undefined ? {} : { 'accept-language': language }
-      const response = await server.request('GET', '/api/v1/nothing', { headers })
+      const response = await suite.server.request('GET', '/api/v1/nothing', { headers })
       expectJson(response, 404, NOT_FOUND)
     })
   })
 
   describe('X-Track', () => {
     it('echoes a well-formed X-Track', async () => {
-      const response = await server.request('GET', TODOS, { headers: { 'x-track': 'abc-123.X_y' } })
+      const response = await suite.server.request('GET', TODOS, {
+        headers: { 'x-track': 'abc-123.X_y' },
+      })
       expect(response.status).toBe(200)
       expect(response.headers['x-track']).toBe('abc-123.X_y')
     })
@@ -418,7 +412,7 @@ describe('request pipeline (SQLite)', () => {
     it.each(['has space', 'a'.repeat(65), '<script>'])(
       'replaces a malformed X-Track %j with a generated id',
       async (given) => {
-        const response = await server.request('GET', TODOS, { headers: { 'x-track': given } })
+        const response = await suite.server.request('GET', TODOS, { headers: { 'x-track': given } })
         expect(response.status).toBe(200)
         const track = response.headers['x-track']
         expect(track).toMatch(TRACK_ID)
@@ -427,21 +421,24 @@ describe('request pipeline (SQLite)', () => {
     )
 
     it('generates an id when the request has none', async () => {
-      const response = await server.request('GET', TODOS)
+      const response = await suite.server.request('GET', TODOS)
       expect(response.status).toBe(200)
       expect(response.headers['x-track']).toMatch(TRACK_ID)
     })
 
     it('is on 200, 201, 204, 400 and 404 responses', async () => {
       const headers = { 'x-track': 'track-every-status' }
-      const created = await server.request('POST', TODOS, { headers, body: { todoTitle: 't' } })
+      const created = await suite.server.request('POST', TODOS, {
+        headers,
+        body: { todoTitle: 't' },
+      })
       const { todoId } = created.body as { todoId: string }
       const responses = [
-        await server.request('GET', TODOS, { headers }),
+        await suite.server.request('GET', TODOS, { headers }),
         created,
-        await server.request('DELETE', `${TODOS}/${todoId}`, { headers }),
-        await server.request('POST', TODOS, { headers, body: {} }),
-        await server.request('GET', '/api/v1/nothing', { headers }),
+        await suite.server.request('DELETE', `${TODOS}/${todoId}`, { headers }),
+        await suite.server.request('POST', TODOS, { headers, body: {} }),
+        await suite.server.request('GET', '/api/v1/nothing', { headers }),
       ]
       expect(responses.map((response) => response.status)).toEqual([200, 201, 204, 400, 404])
       for (const response of responses)
@@ -450,23 +447,23 @@ describe('request pipeline (SQLite)', () => {
 
     it('is written on the request log line with the route and status', async () => {
       const track = `log-${Date.now()}`
-      const response = await server.request('GET', TODOS, { headers: { 'x-track': track } })
+      const response = await suite.server.request('GET', TODOS, { headers: { 'x-track': track } })
       expect(response.status).toBe(200)
-      const line = await findLog(server, (entry) => entry.track === track)
+      const line = await findLog(suite.server, (entry) => entry.track === track)
       expect(line).toMatchObject({ track, route: '/api/v1/todos', status: 200 })
     })
   })
 
   it('never sets a cookie (200, 201, 204, 400, 404, 405)', async () => {
-    const created = await createTodo(server)
+    const created = await createTodo(suite.server)
     const { todoId } = created.body as { todoId: string }
     const responses = [
-      await server.request('GET', TODOS),
+      await suite.server.request('GET', TODOS),
       created,
-      await server.request('DELETE', `${TODOS}/${todoId}`),
-      await server.request('POST', TODOS, { body: {} }),
-      await server.request('GET', '/api/v1/nothing'),
-      await server.request('PATCH', TODOS),
+      await suite.server.request('DELETE', `${TODOS}/${todoId}`),
+      await suite.server.request('POST', TODOS, { body: {} }),
+      await suite.server.request('GET', '/api/v1/nothing'),
+      await suite.server.request('PATCH', TODOS),
     ]
     expect(responses.map((response) => response.status)).toEqual([200, 201, 204, 400, 404, 405])
     for (const response of responses) expect(response.headers['set-cookie']).toBeUndefined()
@@ -475,15 +472,15 @@ describe('request pipeline (SQLite)', () => {
   describe('Content-Type', () => {
     it('is exactly application/json;charset=UTF-8 on every error (404, 405, 406, 415, 413, 400)', async () => {
       const responses = [
-        await server.request('GET', '/api/v1/nothing'),
-        await server.request('PATCH', TODOS),
-        await server.request('GET', TODOS, { headers: { accept: 'application/xml' } }),
-        await server.request('POST', TODOS, {
+        await suite.server.request('GET', '/api/v1/nothing'),
+        await suite.server.request('PATCH', TODOS),
+        await suite.server.request('GET', TODOS, { headers: { accept: 'application/xml' } }),
+        await suite.server.request('POST', TODOS, {
           headers: { 'content-type': 'text/plain' },
           body: 'x',
         }),
-        await postJsonText(server, paddedTodo(65_537)),
-        await postJsonText(server, '{'),
+        await postJsonText(suite.server, paddedTodo(65_537)),
+        await postJsonText(suite.server, '{'),
       ]
       expect(responses.map((response) => response.status)).toEqual([404, 405, 406, 415, 413, 400])
       for (const response of responses) {
@@ -493,12 +490,12 @@ describe('request pipeline (SQLite)', () => {
     })
 
     it('is absent on 204 and 304, whose bodies are empty', async () => {
-      const created = await createTodo(server)
+      const created = await createTodo(suite.server)
       const { todoId } = created.body as { todoId: string }
-      const notModified = await server.request('GET', `${TODOS}/${todoId}`, {
+      const notModified = await suite.server.request('GET', `${TODOS}/${todoId}`, {
         headers: { 'if-none-match': String(created.headers.etag) },
       })
-      const noContent = await server.request('DELETE', `${TODOS}/${todoId}`)
+      const noContent = await suite.server.request('DELETE', `${TODOS}/${todoId}`)
       expect([notModified.status, noContent.status]).toEqual([304, 204])
       for (const response of [notModified, noContent]) {
         expect(response.headers['content-type']).toBeUndefined()
@@ -509,7 +506,7 @@ describe('request pipeline (SQLite)', () => {
 
   it('answers a malformed HTTP request with 400 and an e.ex.fw.7003 JSON body', async () => {
     const raw = await rawExchange(
-      server.baseUrl,
+      suite.server.baseUrl,
       'GET /api/v1/todos HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
     )
     expect(raw.startsWith('HTTP/1.1 400')).toBe(true)
@@ -522,12 +519,14 @@ describe('request pipeline (SQLite)', () => {
     const todoIdOf = (response: HttpResponse) => (response.body as { todoId: string }).todoId
 
     it('is the request URL plus the new id', async () => {
-      const response = await createTodo(server)
-      expect(response.headers.location).toBe(`${server.baseUrl}${TODOS}/${todoIdOf(response)}`)
+      const response = await createTodo(suite.server)
+      expect(response.headers.location).toBe(
+        `${suite.server.baseUrl}${TODOS}/${todoIdOf(response)}`,
+      )
     })
 
     it('uses the request Host header', async () => {
-      const response = await server.request('POST', TODOS, {
+      const response = await suite.server.request('POST', TODOS, {
         headers: { host: 'api.example.com:9000' },
         body: { todoTitle: 'host' },
       })
@@ -539,13 +538,15 @@ describe('request pipeline (SQLite)', () => {
 
     const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'public.example.com' }
 
-    it('ignores X-Forwarded-Proto/-Host on a server that trusts no proxy', async () => {
-      const response = await server.request('POST', TODOS, {
+    it('ignores X-Forwarded-Proto/-Host on a suite.server that trusts no proxy', async () => {
+      const response = await suite.server.request('POST', TODOS, {
         headers: forwarded,
         body: { todoTitle: 'proxy' },
       })
       expect(response.status).toBe(201)
-      expect(response.headers.location).toBe(`${server.baseUrl}${TODOS}/${todoIdOf(response)}`)
+      expect(response.headers.location).toBe(
+        `${suite.server.baseUrl}${TODOS}/${todoIdOf(response)}`,
+      )
     })
 
     it('honours X-Forwarded-Proto/-Host with TRUST_PROXY=true', async () => {
@@ -564,23 +565,13 @@ describe('request pipeline (SQLite)', () => {
 })
 
 describe('system error e.ex.fw.9001 (SQLite)', () => {
-  let database: IsolatedDatabase
-  let server: TestServer
-
-  beforeAll(async () => {
-    database = await SQLITE.create()
-    server = await startServer(database.config)
-  })
-  afterAll(async () => {
-    await server?.close()
-    await database?.drop()
-  })
+  const suite = serverPerSuite(SQLITE)
 
   it('answers 500 e.ex.fw.9001 for a row the service cannot read', async () => {
-    await database.exec(
+    await suite.database.exec(
       "insert into todo (todo_id, todo_title, finished, created_at) values ('bad','x',0,'not a date')",
     )
-    const response = await server.request('GET', `${TODOS}/bad`)
+    const response = await suite.server.request('GET', `${TODOS}/bad`)
     expectJson(response, 500, { code: 'e.ex.fw.9001', message: 'System error occurred.' })
   })
 })
@@ -592,28 +583,21 @@ const MISSING_TABLE_MESSAGE = {
 
 for (const target of DATABASES) {
   describe.skipIf(!target.available)(`data-access failure on ${target.name}`, () => {
-    let database: IsolatedDatabase
-    let server: TestServer
-
-    beforeAll(async () => {
-      database = await target.create()
-      server = await startServer(database.config)
-    })
-    afterAll(async () => {
-      await server?.close()
-      await database?.drop()
-    })
+    const suite = serverPerSuite(target)
 
     it('answers 500 e.ex.fw.9002 without the cause and logs the cause under the track id', async () => {
-      await createTodo(server)
-      await database.exec('drop table todo')
+      await createTodo(suite.server)
+      await suite.database.exec('drop table todo')
 
-      const response = await server.request('GET', TODOS)
+      const response = await suite.server.request('GET', TODOS)
       expectJson(response, 500, { code: 'e.ex.fw.9002', message: 'System error occurred.' })
 
       const track = response.headers['x-track']
       expect(track).toMatch(TRACK_ID)
-      const line = await findLog(server, (entry) => entry.track === track && entry.level === 50)
+      const line = await findLog(
+        suite.server,
+        (entry) => entry.track === track && entry.level === 50,
+      )
       const err = line?.err as { message?: string } | undefined
       expect(err?.message).toContain(MISSING_TABLE_MESSAGE[target.name])
     })

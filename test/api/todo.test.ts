@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
+import { describe, expect, it } from 'vitest'
+import { DATABASES } from '../helpers/databases.js'
 import type { HttpResponse } from '../helpers/http.js'
-import { startServer, type TestServer } from '../helpers/server.js'
+import { serverPerSuite, type TestServer } from '../helpers/server.js'
 
 const JSON_TYPE = 'application/json;charset=UTF-8'
 const ISO_MILLIS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -16,20 +16,10 @@ interface TodoBody {
 
 for (const target of DATABASES) {
   describe.skipIf(!target.available)(`Todo resource on ${target.name}`, () => {
-    let database: IsolatedDatabase
-    let server: TestServer
-
-    beforeAll(async () => {
-      database = await target.create()
-      server = await startServer(database.config)
-    })
-    afterAll(async () => {
-      await server?.close()
-      await database?.drop()
-    })
+    const suite = serverPerSuite(target)
 
     const call = (method: string, path: string, options?: Parameters<TestServer['request']>[2]) =>
-      server.request(method, `/api/v1${path}`, options)
+      suite.server.request(method, `/api/v1${path}`, options)
 
     async function createTodo(todoTitle: string): Promise<TodoBody> {
       const response = await call('POST', '/todos', { body: { todoTitle } })
@@ -62,7 +52,9 @@ for (const target of DATABASES) {
         })
         expect(Date.parse(todo.createdAt)).toBeGreaterThanOrEqual(before - 1)
         expect(Date.parse(todo.createdAt)).toBeLessThanOrEqual(Date.now())
-        expect(response.headers.location).toBe(`${server.baseUrl}/api/v1/todos/${todo.todoId}`)
+        expect(response.headers.location).toBe(
+          `${suite.server.baseUrl}/api/v1/todos/${todo.todoId}`,
+        )
         expect(response.headers.etag).toBe('"1"')
       })
 
@@ -127,7 +119,7 @@ for (const target of DATABASES) {
       it('breaks createdAt ties by todoId', async () => {
         const stamp = '2000-01-01T00:00:00.000Z'
         const finished = target.name === 'sqlite' ? '0' : 'false'
-        await database.exec(
+        await suite.database.exec(
           `insert into todo (todo_id, todo_title, finished, created_at) values
              ('00000000-0000-7000-8000-00000000000b', 'tie b', ${finished}, '${stamp}'),
              ('00000000-0000-7000-8000-00000000000a', 'tie a', ${finished}, '${stamp}')`,
@@ -341,8 +333,7 @@ for (const target of DATABASES) {
     it('keeps Todos across a restart of the service', async () => {
       const todo = await createTodo('durable')
       await call('PUT', `/todos/${todo.todoId}`)
-      await server.close()
-      server = await startServer(database.config)
+      await suite.restart()
       expect((await call('GET', `/todos/${todo.todoId}`)).body).toEqual({ ...todo, finished: true })
     })
   })

@@ -1,8 +1,10 @@
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import type { DatabaseConfig } from '../../src/config.js'
 import { type Config, loadConfig } from '../../src/config.js'
+import type { DatabaseTarget, IsolatedDatabase } from './databases.js'
 import { type HttpOptions, type HttpResponse, http } from './http.js'
 
 /** A real server on a free loopback port, built by the production factory. */
@@ -43,5 +45,48 @@ export async function startServer(
     logs,
     request: (method, path, options) => http(baseUrl, method, path, options),
     close: () => app.close(),
+  }
+}
+
+export interface SuiteServer {
+  readonly server: TestServer
+  readonly database: IsolatedDatabase
+  /** Stops the server and starts a new one on the same database. */
+  restart(): Promise<void>
+}
+
+/**
+ * Gives the enclosing describe block its own database (of the target's kind) and a
+ * server on it, created before its tests and dropped after them.
+ */
+export function serverPerSuite(
+  target: DatabaseTarget,
+  settings: Record<string, string> = {},
+): SuiteServer {
+  let database: IsolatedDatabase | undefined
+  let server: TestServer | undefined
+  beforeAll(async () => {
+    database = await target.create()
+    server = await startServer(database.config, settings)
+  })
+  afterAll(async () => {
+    await server?.close()
+    await database?.drop()
+  })
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the suite server is not started yet')
+    return value
+  }
+  return {
+    get server() {
+      return ready(server)
+    },
+    get database() {
+      return ready(database)
+    },
+    async restart() {
+      await ready(server).close()
+      server = await startServer(ready(database).config, settings)
+    },
   }
 }

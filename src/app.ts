@@ -26,16 +26,16 @@ function trustProxyOption(trust: TrustProxy) {
  */
 const MAX_PARAM_LENGTH = 16 * 1024
 
-/**
- * The one application factory, used by the server and by every test: configuration
- * in, a ready Fastify instance out (database opened and migrated, routes registered).
- * Closing the instance closes the database.
- */
 export interface BuildOptions {
   /** Where log lines go (standard output when absent). */
   readonly logStream?: DestinationStream
 }
 
+/**
+ * The one application factory, used by the server and by every test: configuration
+ * in, a ready Fastify instance out (database opened and migrated, routes registered).
+ * Closing the instance closes the database.
+ */
 export async function buildApp(
   config: Config,
   options: BuildOptions = {},

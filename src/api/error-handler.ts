@@ -17,7 +17,13 @@ import {
 import type { ApiErrorBody } from './errors/api-error.js'
 import { ApiProblem, PROBLEMS, type Problem } from './errors/problems.js'
 import { JSON_CONTENT_TYPE } from './http/media-types.js'
-import { isMessageKey, type Locale, message, resolveLocale } from './messages/index.js'
+import {
+  isMessageKey,
+  type Locale,
+  type MessageKey,
+  message,
+  resolveLocale,
+} from './messages/index.js'
 
 /** HTTP status of each domain error type. */
 const DOMAIN_STATUS: ReadonlyArray<
@@ -115,6 +121,27 @@ function sendApiError(request: FastifyRequest, reply: FastifyReply, error: unkno
     .send(body)
 }
 
+/** Answers to requests Node could not parse, by its error code; anything else is 400. */
+const BROKEN_REQUESTS: Readonly<Record<string, BrokenRequestAnswer>> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    code: 'e.ex.fw.7006',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'e.ex.fw.7003' },
+}
+const BAD_REQUEST: BrokenRequestAnswer = {
+  status: 400,
+  reason: 'Bad Request',
+  code: 'e.ex.fw.7003',
+}
+
+interface BrokenRequestAnswer {
+  readonly status: number
+  readonly reason: string
+  readonly code: MessageKey
+}
+
 /**
  * A request so broken that HTTP parsing failed: answered on the socket, still as ApiError.
  * As Node itself does, nothing is written once a response has started on the socket
@@ -126,17 +153,11 @@ function answerBrokenRequest(error: Error & { code?: string }, socket: Socket): 
     socket.destroy()
     return
   }
-  const status =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? 431
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? 408
-        : 400
-  const code = status === 431 ? 'e.ex.fw.7006' : 'e.ex.fw.7003'
+  const { status, reason, code } = (error.code && BROKEN_REQUESTS[error.code]) || BAD_REQUEST
   const body = JSON.stringify({ code, message: message('en', code) })
   socket.end(
-    `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
-      `Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   )
 }
 

@@ -515,6 +515,20 @@ describe('request pipeline (SQLite)', () => {
     expect(JSON.parse(body)).toEqual(MALFORMED_BODY)
   })
 
+  it('answers headers over the size limit with 431 and an e.ex.fw.7006 JSON body', async () => {
+    const raw = await rawExchange(
+      suite.server.baseUrl,
+      `GET /api/v1/todos HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    )
+    expect(raw.startsWith('HTTP/1.1 431 Request Header Fields Too Large')).toBe(true)
+    const [head = '', body = ''] = raw.split('\r\n\r\n')
+    expect(head.split('\r\n')).toContain(`Content-Type: ${JSON_TYPE}`)
+    expect(JSON.parse(body)).toEqual({
+      code: 'e.ex.fw.7006',
+      message: 'Type mismatch error occurred in request parameter or header or path variable.',
+    })
+  })
+
   describe('Location of a created Todo', () => {
     const todoIdOf = (response: HttpResponse) => (response.body as { todoId: string }).todoId
 

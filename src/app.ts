@@ -6,11 +6,16 @@ import { answerUnmatchedRequests } from './api/http/allowed-methods.js'
 import { applyHttpConventions, trackIdOf } from './api/http/conventions.js'
 import { acceptJsonBodies } from './api/http/request-body.js'
 import { RequestLog } from './api/http/request-log.js'
+import { memberRoutes } from './api/member/routes.js'
 import { todoRoutes } from './api/todo/routes.js'
 import { validatorCompiler } from './api/validation/compiler.js'
 import type { Config, TrustProxy } from './config.js'
+import { newMemberId } from './domain/member/member-id.js'
+import { hashPassword } from './domain/member/password.js'
+import { MemberService } from './domain/member/service.js'
 import { TodoService } from './domain/todo/service.js'
 import { createDatabase } from './infra/db/create-database.js'
+import { KyselyMemberRepository } from './infra/member/member-repository.js'
 import { KyselyTodoRepository } from './infra/todo/todo-repository.js'
 
 /** Fastify's types omit the hop-count form, so a count becomes the equivalent function. */
@@ -66,7 +71,18 @@ export async function buildApp(
     now: () => new Date(),
     newId: uuidv7,
   })
+  const memberService = new MemberService({
+    repository: new KyselyMemberRepository(database.db),
+    now: () => new Date(),
+    newId: newMemberId,
+    hashPassword,
+  })
   await app.register(todoRoutes, { prefix: '/api/v1', service: todoService })
+  await app.register(memberRoutes, {
+    prefix: '/api/v1',
+    service: memberService,
+    pageFormat: config.pageFormat,
+  })
   await app.ready()
   return app
 }

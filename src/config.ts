@@ -12,6 +12,9 @@ export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly file: string }
   | { readonly kind: 'postgres'; readonly url: string; readonly poolMax: number }
 
+/** Field names of a search page: current (`first`/`last`) or the older releases' (`firstPage`/`lastPage`). */
+export type PageFormat = 'standard' | 'legacy'
+
 /** Fastify's `trustProxy`: off, on for every hop, a hop count, or a list of proxy addresses. */
 export type TrustProxy = boolean | number | readonly string[]
 
@@ -22,6 +25,7 @@ export interface Config {
   readonly logLevel: LogLevel
   readonly bodyLimit: number
   readonly trustProxy: TrustProxy
+  readonly pageFormat: PageFormat
 }
 
 export class ConfigError extends Error {}
@@ -146,6 +150,17 @@ export const SETTINGS = {
       'Whether X-Forwarded-Proto/-Host/-For are believed: false, true, a hop count, or proxy IPs/CIDRs (comma-separated).',
     parse: trustProxy,
   },
+  pageFormat: {
+    name: 'PAGE_FORMAT',
+    default: 'standard',
+    description:
+      'Member search page shape: standard (first/last) or legacy (firstPage/lastPage, Sort without nullHandling).',
+    parse: (raw: string): PageFormat => {
+      if (raw !== 'standard' && raw !== 'legacy')
+        throw new ConfigError('must be standard or legacy')
+      return raw
+    },
+  },
 } as const satisfies Record<string, Setting<unknown>>
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -171,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: read(SETTINGS.logLevel, env),
     bodyLimit: read(SETTINGS.bodyLimit, env),
     trustProxy: read(SETTINGS.trustProxy, env),
+    pageFormat: read(SETTINGS.pageFormat, env),
   })
 }
 

@@ -11,6 +11,7 @@ describe('configuration', () => {
       logLevel: 'info',
       bodyLimit: 65536,
       trustProxy: false,
+      pageFormat: 'standard',
     })
   })
 
@@ -24,6 +25,7 @@ describe('configuration', () => {
         LOG_LEVEL: 'warn',
         BODY_LIMIT: '1024',
         TRUST_PROXY: '10.0.0.0/8, 192.168.1.1',
+        PAGE_FORMAT: 'legacy',
       }),
     ).toEqual({
       host: '127.0.0.1',
@@ -32,6 +34,7 @@ describe('configuration', () => {
       logLevel: 'warn',
       bodyLimit: 1024,
       trustProxy: ['10.0.0.0/8', '192.168.1.1'],
+      pageFormat: 'legacy',
     })
     expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database).toEqual({
       kind: 'sqlite',
@@ -53,6 +56,7 @@ describe('configuration', () => {
     ['TRUST_PROXY', 'yes'],
     ['TRUST_PROXY', '10.0.0.0/99'],
     ['HOST', ''],
+    ['PAGE_FORMAT', 'old'],
   ])('rejects %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [name]: value })).toThrow(
@@ -86,6 +90,7 @@ describe('configuration', () => {
       'LOG_LEVEL',
       'BODY_LIMIT',
       'TRUST_PROXY',
+      'PAGE_FORMAT',
     ]) {
       expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'))
     }

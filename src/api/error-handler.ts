@@ -13,6 +13,7 @@ import {
   OptimisticLockError,
   PreconditionFailedError,
   ResourceNotFoundError,
+  ResultLimitExceededError,
 } from '../domain/common/errors.js'
 import type { ApiErrorBody } from './errors/api-error.js'
 import { ApiProblem, PROBLEMS, type Problem } from './errors/problems.js'
@@ -30,6 +31,7 @@ const DOMAIN_STATUS: ReadonlyArray<
   readonly [abstract new (...args: never[]) => DomainError, number]
 > = [
   [ResourceNotFoundError, 404],
+  [ResultLimitExceededError, 400],
   [BusinessRuleError, 409],
   [OptimisticLockError, 409],
   [PreconditionFailedError, 412],

@@ -1,4 +1,4 @@
-import { type TUnsafe, Type } from 'typebox'
+import { type Static, type TObject, type TProperties, type TUnsafe, Type } from 'typebox'
 import { KEYWORD } from '../validation/keywords.js'
 
 /**
@@ -60,5 +60,33 @@ export function flag(description?: string): TUnsafe<boolean | null> {
     type: ['boolean', 'null'],
     default: null,
     ...(description && { description }),
+  })
+}
+
+export interface ObjectRules {
+  readonly notNull?: true
+  readonly mustBeNull?: true
+}
+
+/**
+ * A nested object field (or null): its own fields, no others. NotNull makes it
+ * required; Null makes any object a violation (the Update group's credential).
+ */
+export function object<T extends TProperties>(
+  properties: T,
+  rules: ObjectRules & { readonly notNull: true },
+): TUnsafe<Static<TObject<T>>>
+export function object<T extends TProperties>(properties: T, rules: ObjectRules): TUnsafe<null>
+export function object<T extends TProperties>(
+  properties: T,
+  rules: ObjectRules,
+): TUnsafe<Static<TObject<T>> | null> {
+  return Type.Unsafe<Static<TObject<T>> | null>({
+    type: ['object', 'null'],
+    default: null,
+    properties,
+    additionalProperties: false,
+    ...(rules.notNull && { [KEYWORD.notNull]: true }),
+    ...(rules.mustBeNull && { [KEYWORD.mustBeNull]: true }),
   })
 }

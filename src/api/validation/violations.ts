@@ -120,3 +120,20 @@ export function toValidationProblem(
   const problem = source === 'body' ? PROBLEMS.bodyValidation : PROBLEMS.parameterValidation
   return new ApiProblem(problem, { violations: sortViolations(violations, order) })
 }
+
+/**
+ * Adds violations found outside the schema (a body field checked against the path)
+ * to the outcome of schema validation, with the same precedence: a binding failure
+ * (7004/7005) answers alone; otherwise every violation is one ordered 7001 detail.
+ */
+export function withBodyViolations(
+  schemaFailure: Error | undefined,
+  extra: readonly Violation[],
+  order: ReadonlyMap<string, number>,
+): Error | undefined {
+  if (schemaFailure && !(schemaFailure instanceof ApiProblem)) return schemaFailure
+  if (schemaFailure && schemaFailure.code !== PROBLEMS.bodyValidation.code) return schemaFailure
+  const violations = [...(schemaFailure?.violations ?? []), ...extra]
+  if (violations.length === 0) return undefined
+  return new ApiProblem(PROBLEMS.bodyValidation, { violations: sortViolations(violations, order) })
+}

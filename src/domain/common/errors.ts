@@ -18,6 +18,13 @@ export class ResourceNotFoundError extends DomainError {}
 /** A business rule forbids the operation (for example finishing a finished Todo). */
 export class BusinessRuleError extends DomainError {}
 
+/** A request asks for more results than the service gives at once. */
+export class ResultLimitExceededError extends DomainError {
+  constructor() {
+    super('e.ex.fw.7002')
+  }
+}
+
 /** Another request changed the resource between our read and our write. */
 export class OptimisticLockError extends DomainError {
   constructor() {

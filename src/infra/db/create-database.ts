@@ -55,9 +55,18 @@ function openSqlite(file: string): Dialect {
   return new LockingSqliteDialect({ database })
 }
 
+const DATE_OID = 1082
+
+/** A PostgreSQL `date` stays the `yyyy-MM-dd` text it is, instead of a local-midnight Date. */
+function typeParser(oid: number, format?: 'text' | 'binary') {
+  if (oid === DATE_OID) return (value: string) => value
+  return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid)
+}
+
 function openPostgres(url: string, poolMax: number, events: DatabaseEvents): Dialect {
   const pool = new pg.Pool({
     connectionString: url,
+    types: { getTypeParser: typeParser },
     max: poolMax,
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,

@@ -1,3 +1,5 @@
+import { type RawBuilder, sql } from 'kysely'
+
 /**
  * The few real differences between SQLite and PostgreSQL that code outside this
  * file must know about. Everything else is written once for both.
@@ -6,29 +8,48 @@ export interface DialectProfile {
   readonly kind: 'sqlite' | 'postgres'
   /** Column type for a UTC instant with millisecond precision. */
   readonly timestampType: 'text' | 'timestamptz(3)'
-  /** Does this driver error report a unique (or primary key) violation? */
-  isUniqueViolation(error: unknown): boolean
+  /** Column type for a calendar day, read back as `yyyy-MM-dd`. */
+  readonly dateType: 'text' | 'date'
+  /**
+   * Column type for text compared and sorted by code point, as SQLite does by default
+   * (PostgreSQL needs the "C" collation), so prefix ranges and ordering agree on both.
+   */
+  text(maxLength: number): RawBuilder<unknown>
+  /** The columns of the unique index a driver error reports as violated; [] for other errors. */
+  uniqueViolationColumns(error: unknown): string[]
 }
 
-function errorCode(error: unknown): unknown {
-  return typeof error === 'object' && error !== null
-    ? (error as { code?: unknown }).code
-    : undefined
+function errorField(error: unknown, field: 'code' | 'message' | 'detail'): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined
+  const value = (error as Record<string, unknown>)[field]
+  return typeof value === 'string' ? value : undefined
 }
 
 export const SQLITE: DialectProfile = {
   kind: 'sqlite',
   timestampType: 'text',
-  isUniqueViolation: (error) => {
-    const code = errorCode(error)
-    return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  dateType: 'text',
+  text: (maxLength) => sql.raw(`varchar(${maxLength})`),
+  uniqueViolationColumns: (error) => {
+    const code = errorField(error, 'code')
+    if (code !== 'SQLITE_CONSTRAINT_UNIQUE' && code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') return []
+    // "UNIQUE constraint failed: member_credential.sign_id"
+    const columns = errorField(error, 'message')?.split('failed: ')[1] ?? ''
+    return columns.split(', ').map((column) => column.split('.').pop() ?? column)
   },
 }
 
 export const POSTGRES: DialectProfile = {
   kind: 'postgres',
   timestampType: 'timestamptz(3)',
-  isUniqueViolation: (error) => errorCode(error) === '23505',
+  dateType: 'date',
+  text: (maxLength) => sql.raw(`varchar(${maxLength}) collate "C"`),
+  uniqueViolationColumns: (error) => {
+    if (errorField(error, 'code') !== '23505') return []
+    // detail: "Key (sign_id)=(a@example.com) already exists."
+    const columns = /^Key \(([^)]*)\)=/.exec(errorField(error, 'detail') ?? '')?.[1] ?? ''
+    return columns.split(', ')
+  },
 }
 
 export function toDate(value: Date | string): Date {

@@ -1,12 +1,14 @@
 import { type Kysely, type Migration, Migrator } from 'kysely'
 import type { DialectProfile } from './dialect.js'
 import { createTodo } from './migrations/0001-create-todo.js'
+import { createMember } from './migrations/0002-create-member.js'
 import type { DatabaseSchema } from './schema.js'
 
 /** Every schema version in order. Names sort in application order; never rename or edit one. */
 function migrations(profile: DialectProfile): Record<string, Migration> {
   return {
     '0001-create-todo': createTodo(profile),
+    '0002-create-member': createMember(profile),
   }
 }
 

@@ -16,6 +16,32 @@ export interface TodoTable {
   created_at: Timestamp
 }
 
+export interface MemberTable {
+  member_id: string
+  first_name: string
+  last_name: string
+  gender_code: string
+  /** yyyy-MM-dd on both databases. */
+  date_of_birth: string
+  email_address: string
+  telephone_number: string | null
+  zip_code: string | null
+  address: string | null
+  created_at: Timestamp
+  last_modified_at: Timestamp
+  version: number
+}
+
+export interface MemberCredentialTable {
+  member_id: string
+  sign_id: string
+  password_hash: string
+  password_last_changed_at: Timestamp
+  last_modified_at: Timestamp
+}
+
 export interface DatabaseSchema {
   todo: TodoTable
+  member: MemberTable
+  member_credential: MemberCredentialTable
 }

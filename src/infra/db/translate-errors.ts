@@ -10,7 +10,15 @@ import { DataAccessError, DomainError } from '../../domain/common/errors.js'
 import type { DialectProfile } from './dialect.js'
 
 /** A write broke a unique index; repositories turn it into the domain's own conflict. */
-export class UniqueViolationError extends DataAccessError {}
+export class UniqueViolationError extends DataAccessError {
+  constructor(
+    /** The columns of the violated index, e.g. ['sign_id']. */
+    readonly columns: readonly string[],
+    options: { cause: unknown },
+  ) {
+    super(options)
+  }
+}
 
 /**
  * Wraps a Kysely dialect so that every driver failure leaves infra as a typed
@@ -19,8 +27,9 @@ export class UniqueViolationError extends DataAccessError {}
 export function translatingErrors(dialect: Dialect, profile: DialectProfile): Dialect {
   const translate = (error: unknown): Error => {
     if (error instanceof DomainError) return error
-    return profile.isUniqueViolation(error)
-      ? new UniqueViolationError({ cause: error })
+    const columns = profile.uniqueViolationColumns(error)
+    return columns.length > 0
+      ? new UniqueViolationError(columns, { cause: error })
       : new DataAccessError({ cause: error })
   }
   const guard = async <T>(work: () => Promise<T>): Promise<T> => {

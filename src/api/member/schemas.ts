@@ -1,0 +1,108 @@
+import { Type } from 'typebox'
+import type { PageFormat } from '../../config.js'
+import { SORTABLE_PROPERTIES } from '../../domain/member/model.js'
+import { object, text } from '../common/fields.js'
+import { pageSchema } from '../common/page.js'
+import { sortParameter } from '../common/sort.js'
+
+const NullableString = Type.Unsafe<string | null>({ type: ['string', 'null'] })
+const DateTime = Type.String({ format: 'date-time', description: 'UTC, with milliseconds.' })
+
+/** A Member as the API shows it; the password never appears. */
+export const MemberResource = Type.Object(
+  {
+    memberId: Type.String({ minLength: 10, maxLength: 10 }),
+    firstName: Type.String(),
+    lastName: Type.String(),
+    genderCode: Type.String({ description: 'Code list CL_GENDER: 0 unknown, 1 men, 2 women.' }),
+    dateOfBirth: Type.String({ format: 'date' }),
+    emailAddress: Type.String(),
+    telephoneNumber: NullableString,
+    zipCode: NullableString,
+    address: NullableString,
+    credential: Type.Object(
+      { signId: Type.String(), passwordLastChangedAt: DateTime, lastModifiedAt: DateTime },
+      { additionalProperties: false },
+    ),
+    createdAt: DateTime,
+    lastModifiedAt: DateTime,
+  },
+  { additionalProperties: false },
+)
+
+/** Service-set time stamps: typed like the resource's, but any value is a `Null` violation. */
+const serviceSet = () => text({ format: 'date-time', mustBeNull: true })
+
+/** The profile fields, with the same rules in both validation groups. */
+const profile = {
+  firstName: text({ notEmpty: true, size: [0, 128] }),
+  lastName: text({ notEmpty: true, size: [0, 128] }),
+  genderCode: text({ notEmpty: true, codeList: 'CL_GENDER' }),
+  dateOfBirth: text({ notNull: true, format: 'date', past: true }),
+  emailAddress: text({ notEmpty: true, size: [0, 256], email: true }),
+  telephoneNumber: text({ size: [0, 20] }),
+  zipCode: text({ size: [0, 20] }),
+  address: text({ size: [0, 256] }),
+}
+
+/** POST body (the spec's "Create" group). */
+export const MemberCreateBody = Type.Object(
+  {
+    memberId: text({ mustBeNull: true, description: 'Assigned by the service.' }),
+    ...profile,
+    credential: object(
+      {
+        signId: text({
+          size: [0, 256],
+          email: true,
+          description: 'Null or empty: the e-mail address in lower case.',
+        }),
+        password: text({ notNull: true, size: [8, 32], description: 'Stored only as a hash.' }),
+        passwordLastChangedAt: serviceSet(),
+        lastModifiedAt: serviceSet(),
+      },
+      { notNull: true },
+    ),
+    createdAt: serviceSet(),
+    lastModifiedAt: serviceSet(),
+  },
+  { additionalProperties: false },
+)
+
+/** PUT body (the spec's "Update" group): the credential cannot be changed here. */
+export const MemberUpdateBody = Type.Object(
+  {
+    memberId: text({ notEmpty: true, size: [10, 10], description: 'Must equal the path id.' }),
+    ...profile,
+    credential: object(
+      {
+        signId: text(),
+        password: text(),
+        passwordLastChangedAt: text({ format: 'date-time' }),
+        lastModifiedAt: text({ format: 'date-time' }),
+      },
+      { mustBeNull: true },
+    ),
+    createdAt: serviceSet(),
+    lastModifiedAt: serviceSet(),
+  },
+  { additionalProperties: false },
+)
+
+export const MemberPath = Type.Object({ memberId: Type.String() }, { additionalProperties: false })
+
+export const MemberSearchQuery = Type.Object({
+  name: text({ notEmpty: true, description: 'Prefix of the first or last name (case-sensitive).' }),
+  page: Type.Integer({ minimum: 0, default: 0, description: 'Zero-based page index.' }),
+  size: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  sort: sortParameter(SORTABLE_PROPERTIES),
+  unpaged: Type.Boolean({
+    default: false,
+    description: 'true: a plain array of every match (at most 1,000) instead of a page.',
+  }),
+})
+
+/** 200 of the search: a page, or with unpaged=true a plain array. */
+export function memberSearchResponse(format: PageFormat) {
+  return Type.Union([pageSchema(MemberResource, format), Type.Array(MemberResource)])
+}

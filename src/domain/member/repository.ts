@@ -1,0 +1,18 @@
+import type { Member, MemberPage, MemberSearch, PageRequest } from './model.js'
+
+/** What an insert ran into: a taken member id is retried, a taken sign id is the client's conflict. */
+export type InsertOutcome = 'inserted' | 'member-id-taken' | 'sign-id-taken'
+
+export interface MemberRepository {
+  findById(memberId: string): Promise<Member | undefined>
+  /** Inserts the member and its credential together, or neither. */
+  insert(member: Member): Promise<InsertOutcome>
+  /** Writes the profile, lastModifiedAt and version only while the stored version is `expectedVersion`. */
+  update(member: Member, expectedVersion: number): Promise<boolean>
+  /** Deletes the member and its credential, only at `expectedVersion` if one is given. */
+  delete(memberId: string, expectedVersion?: number): Promise<boolean>
+  /** One page of matches, in the search's order, with the number of all matches. */
+  search(search: MemberSearch, page: PageRequest): Promise<MemberPage>
+  /** Every match in the search's order, but at most `limit`. */
+  searchAll(search: MemberSearch, limit: number): Promise<Member[]>
+}

@@ -1,0 +1,134 @@
+import {
+  BusinessRuleError,
+  OptimisticLockError,
+  PreconditionFailedError,
+  ResourceNotFoundError,
+  ResultLimitExceededError,
+} from '../common/errors.js'
+import type { VersionCondition } from '../common/version.js'
+import type {
+  Member,
+  MemberPage,
+  MemberProfile,
+  MemberSearch,
+  NewMember,
+  PageRequest,
+} from './model.js'
+import type { MemberRepository } from './repository.js'
+
+export const MEMBER_NOT_FOUND = 'e.ex.mm.5001'
+export const SIGN_ID_IN_USE = 'e.ex.mm.8001'
+/** The most members one unpaged search returns; a broader search is refused. */
+export const UNPAGED_LIMIT = 1000
+/** Random ids collide about once in 10^17 draws; a few retries make it never surface. */
+const ID_ATTEMPTS = 5
+
+export interface MemberServiceDeps {
+  readonly repository: MemberRepository
+  readonly now: () => Date
+  readonly newId: () => string
+  readonly hashPassword: (password: string) => Promise<string>
+}
+
+/** Exactly the profile fields, whatever else the source object carries. */
+function profileOf(source: MemberProfile): MemberProfile {
+  return {
+    firstName: source.firstName,
+    lastName: source.lastName,
+    genderCode: source.genderCode,
+    dateOfBirth: source.dateOfBirth,
+    emailAddress: source.emailAddress,
+    telephoneNumber: source.telephoneNumber,
+    zipCode: source.zipCode,
+    address: source.address,
+  }
+}
+
+export class MemberService {
+  readonly #repository: MemberRepository
+  readonly #now: () => Date
+  readonly #newId: () => string
+  readonly #hashPassword: (password: string) => Promise<string>
+
+  constructor(deps: MemberServiceDeps) {
+    this.#repository = deps.repository
+    this.#now = deps.now
+    this.#newId = deps.newId
+    this.#hashPassword = deps.hashPassword
+  }
+
+  async get(memberId: string): Promise<Member> {
+    const member = await this.#repository.findById(memberId)
+    if (!member) throw new ResourceNotFoundError(MEMBER_NOT_FOUND, [memberId])
+    return member
+  }
+
+  search(search: MemberSearch, page: PageRequest): Promise<MemberPage> {
+    return this.#repository.search(search, page)
+  }
+
+  /** Every match, unless there are more than UNPAGED_LIMIT. */
+  async searchAll(search: MemberSearch): Promise<Member[]> {
+    const members = await this.#repository.searchAll(search, UNPAGED_LIMIT + 1)
+    if (members.length > UNPAGED_LIMIT) throw new ResultLimitExceededError()
+    return members
+  }
+
+  /**
+   * The service assigns the id and every time stamp; an empty sign id becomes the
+   * e-mail address in lower case; the password is kept only as its hash.
+   */
+  async create(input: NewMember): Promise<Member> {
+    const signId = input.credential.signId || input.emailAddress.toLowerCase()
+    const passwordHash = await this.#hashPassword(input.credential.password)
+    const now = this.#now()
+    for (let attempt = 0; attempt < ID_ATTEMPTS; attempt += 1) {
+      const member: Member = {
+        ...profileOf(input),
+        memberId: this.#newId(),
+        credential: { signId, passwordHash, passwordLastChangedAt: now, lastModifiedAt: now },
+        createdAt: now,
+        lastModifiedAt: now,
+        version: 1,
+      }
+      const outcome = await this.#repository.insert(member)
+      if (outcome === 'inserted') return member
+      if (outcome === 'sign-id-taken') throw new BusinessRuleError(SIGN_ID_IN_USE, [signId])
+    }
+    throw new Error(`no free member id after ${ID_ATTEMPTS} attempts`)
+  }
+
+  /** Overwrites the profile; the id, credential and creation time stay. */
+  async update(
+    memberId: string,
+    profile: MemberProfile,
+    condition?: VersionCondition,
+  ): Promise<Member> {
+    const current = await this.get(memberId)
+    if (condition && !condition.matches(current.version)) throw new PreconditionFailedError()
+    const updated: Member = {
+      ...current,
+      ...profileOf(profile),
+      lastModifiedAt: this.#now(),
+      version: current.version + 1,
+    }
+    if (await this.#repository.update(updated, current.version)) return updated
+    // Another request changed or deleted the member after our read.
+    await this.get(memberId)
+    throw condition ? new PreconditionFailedError() : new OptimisticLockError()
+  }
+
+  async delete(memberId: string, condition?: VersionCondition): Promise<void> {
+    if (!condition) {
+      if (!(await this.#repository.delete(memberId))) {
+        throw new ResourceNotFoundError(MEMBER_NOT_FOUND, [memberId])
+      }
+      return
+    }
+    const current = await this.get(memberId)
+    if (!condition.matches(current.version)) throw new PreconditionFailedError()
+    if (await this.#repository.delete(memberId, current.version)) return
+    await this.get(memberId)
+    throw new PreconditionFailedError()
+  }
+}

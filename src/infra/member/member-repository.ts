@@ -1,0 +1,206 @@
+import type { ExpressionBuilder, Kysely, SelectQueryBuilder } from 'kysely'
+import type {
+  Member,
+  MemberPage,
+  MemberSearch,
+  PageRequest,
+  SortableProperty,
+} from '../../domain/member/model.js'
+import type { InsertOutcome, MemberRepository } from '../../domain/member/repository.js'
+import { toDate } from '../db/dialect.js'
+import type { DatabaseSchema } from '../db/schema.js'
+import { UniqueViolationError } from '../db/translate-errors.js'
+import { prefixRange } from './prefix-range.js'
+
+type MemberQuery = SelectQueryBuilder<
+  DatabaseSchema & { m: DatabaseSchema['member']; c: DatabaseSchema['member_credential'] },
+  'm' | 'c',
+  object
+>
+type Row = Awaited<ReturnType<typeof selectMembers>>[number]
+
+const SORT_COLUMNS: Readonly<Record<SortableProperty, `m.${keyof DatabaseSchema['member']}`>> = {
+  memberId: 'm.member_id',
+  firstName: 'm.first_name',
+  lastName: 'm.last_name',
+  dateOfBirth: 'm.date_of_birth',
+  emailAddress: 'm.email_address',
+  createdAt: 'm.created_at',
+  lastModifiedAt: 'm.last_modified_at',
+}
+
+function selectMembers(query: MemberQuery) {
+  return query
+    .select([
+      'm.member_id',
+      'm.first_name',
+      'm.last_name',
+      'm.gender_code',
+      'm.date_of_birth',
+      'm.email_address',
+      'm.telephone_number',
+      'm.zip_code',
+      'm.address',
+      'm.created_at',
+      'm.last_modified_at',
+      'm.version',
+      'c.sign_id',
+      'c.password_hash',
+      'c.password_last_changed_at',
+      'c.last_modified_at as credential_last_modified_at',
+    ])
+    .execute()
+}
+
+function toMember(row: Row): Member {
+  return {
+    memberId: row.member_id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    genderCode: row.gender_code,
+    dateOfBirth: row.date_of_birth,
+    emailAddress: row.email_address,
+    telephoneNumber: row.telephone_number,
+    zipCode: row.zip_code,
+    address: row.address,
+    credential: {
+      signId: row.sign_id,
+      passwordHash: row.password_hash,
+      passwordLastChangedAt: toDate(row.password_last_changed_at),
+      lastModifiedAt: toDate(row.credential_last_modified_at),
+    },
+    createdAt: toDate(row.created_at),
+    lastModifiedAt: toDate(row.last_modified_at),
+    version: Number(row.version),
+  }
+}
+
+/** First or last name in the prefix's range (see prefix-range.ts). */
+function nameStartsWith(prefix: string) {
+  const { from, below } = prefixRange(prefix)
+  return (eb: ExpressionBuilder<DatabaseSchema & { m: DatabaseSchema['member'] }, 'm'>) => {
+    const inRange = (column: 'm.first_name' | 'm.last_name') =>
+      below === undefined
+        ? eb(column, '>=', from)
+        : eb.and([eb(column, '>=', from), eb(column, '<', below)])
+    return eb.or([inRange('m.first_name'), inRange('m.last_name')])
+  }
+}
+
+export class KyselyMemberRepository implements MemberRepository {
+  constructor(private readonly db: Kysely<DatabaseSchema>) {}
+
+  private members(): MemberQuery {
+    return this.db
+      .selectFrom('member as m')
+      .innerJoin('member_credential as c', 'c.member_id', 'm.member_id') as MemberQuery
+  }
+
+  /** Matches in the requested order, ties broken by member id so pages never overlap. */
+  private matching(search: MemberSearch): MemberQuery {
+    let query = this.members().where(nameStartsWith(search.namePrefix))
+    for (const order of search.sort) {
+      query = query.orderBy(
+        SORT_COLUMNS[order.property],
+        order.direction === 'ASC' ? 'asc' : 'desc',
+      )
+    }
+    if (!search.sort.some((order) => order.property === 'memberId')) {
+      query = query.orderBy('m.member_id', 'asc')
+    }
+    return query
+  }
+
+  async findById(memberId: string): Promise<Member | undefined> {
+    const [row] = await selectMembers(this.members().where('m.member_id', '=', memberId))
+    return row && toMember(row)
+  }
+
+  async insert(member: Member): Promise<InsertOutcome> {
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('member')
+          .values({
+            member_id: member.memberId,
+            first_name: member.firstName,
+            last_name: member.lastName,
+            gender_code: member.genderCode,
+            date_of_birth: member.dateOfBirth,
+            email_address: member.emailAddress,
+            telephone_number: member.telephoneNumber,
+            zip_code: member.zipCode,
+            address: member.address,
+            created_at: member.createdAt.toISOString(),
+            last_modified_at: member.lastModifiedAt.toISOString(),
+            version: member.version,
+          })
+          .execute()
+        await trx
+          .insertInto('member_credential')
+          .values({
+            member_id: member.memberId,
+            sign_id: member.credential.signId,
+            password_hash: member.credential.passwordHash,
+            password_last_changed_at: member.credential.passwordLastChangedAt.toISOString(),
+            last_modified_at: member.credential.lastModifiedAt.toISOString(),
+          })
+          .execute()
+      })
+      return 'inserted'
+    } catch (error) {
+      if (error instanceof UniqueViolationError) {
+        if (error.columns.includes('sign_id')) return 'sign-id-taken'
+        if (error.columns.includes('member_id')) return 'member-id-taken'
+      }
+      throw error
+    }
+  }
+
+  async update(member: Member, expectedVersion: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('member')
+      .set({
+        first_name: member.firstName,
+        last_name: member.lastName,
+        gender_code: member.genderCode,
+        date_of_birth: member.dateOfBirth,
+        email_address: member.emailAddress,
+        telephone_number: member.telephoneNumber,
+        zip_code: member.zipCode,
+        address: member.address,
+        last_modified_at: member.lastModifiedAt.toISOString(),
+        version: member.version,
+      })
+      .where('member_id', '=', member.memberId)
+      .where('version', '=', expectedVersion)
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
+  }
+
+  async delete(memberId: string, expectedVersion?: number): Promise<boolean> {
+    // The credential goes with it (ON DELETE CASCADE).
+    let query = this.db.deleteFrom('member').where('member_id', '=', memberId)
+    if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion)
+    const result = await query.executeTakeFirst()
+    return result.numDeletedRows > 0n
+  }
+
+  async search(search: MemberSearch, page: PageRequest): Promise<MemberPage> {
+    const { total } = await this.db
+      .selectFrom('member as m')
+      .where(nameStartsWith(search.namePrefix))
+      .select((eb) => eb.fn.countAll<number | string | bigint>().as('total'))
+      .executeTakeFirstOrThrow()
+    const offset = page.page * page.size
+    // A page past the end needs no second query (and no huge OFFSET).
+    if (offset >= Number(total)) return { members: [], total: Number(total) }
+    const rows = await selectMembers(this.matching(search).limit(page.size).offset(offset))
+    return { members: rows.map(toMember), total: Number(total) }
+  }
+
+  async searchAll(search: MemberSearch, limit: number): Promise<Member[]> {
+    const rows = await selectMembers(this.matching(search).limit(limit))
+    return rows.map(toMember)
+  }
+}

@@ -14,7 +14,7 @@ import { newMemberId } from './domain/member/member-id.js'
 import { hashPassword } from './domain/member/password.js'
 import { MemberService } from './domain/member/service.js'
 import { TodoService } from './domain/todo/service.js'
-import { createDatabase } from './infra/db/create-database.js'
+import { createDatabase, type ExecutedQuery } from './infra/db/create-database.js'
 import { KyselyMemberRepository } from './infra/member/member-repository.js'
 import { KyselyTodoRepository } from './infra/todo/todo-repository.js'
 
@@ -63,6 +63,9 @@ export async function buildApp(
 
   const database = await createDatabase(config.database, {
     onIdleError: (error) => app.log.warn({ err: error }, 'idle database connection failed'),
+    ...(config.logLevel === 'trace' && {
+      onQuery: (query: ExecutedQuery) => app.log.trace(query, 'query'),
+    }),
   })
   app.addHook('onClose', () => database.close())
 

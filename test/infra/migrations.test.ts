@@ -52,6 +52,17 @@ for (const target of DATABASES) {
       expect(await appliedMigrations(isolated)).toEqual(first)
     })
 
+    it('migrates its own schema while another schema of the database is already migrated', async () => {
+      const neighbour = await target.create()
+      try {
+        await (await createDatabase(neighbour.config)).close()
+        isolated = await target.create()
+        expect(await appliedMigrations(isolated)).toContain('0002-create-member')
+      } finally {
+        await neighbour.drop()
+      }
+    })
+
     it('applies each migration exactly once when instances start together', async () => {
       isolated = await target.create()
       const exitCodes = await Promise.all(

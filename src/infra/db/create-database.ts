@@ -1,7 +1,15 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import { type Dialect, Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql } from 'kysely'
+import {
+  type Dialect,
+  Kysely,
+  type LogEvent,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  sql,
+} from 'kysely'
 import pg from 'pg'
 import type { DatabaseConfig } from '../../config.js'
 import { type DialectProfile, POSTGRES, SQLITE } from './dialect.js'
@@ -20,6 +28,14 @@ export interface Database {
 export interface DatabaseEvents {
   /** An idle pooled connection failed (the pool replaces it); worth a log line, not a crash. */
   onIdleError?: (error: Error) => void
+  /** Every query with its parameters and duration, for trace logging and query-plan tests. */
+  onQuery?: (query: ExecutedQuery) => void
+}
+
+export interface ExecutedQuery {
+  readonly sql: string
+  readonly parameters: readonly unknown[]
+  readonly durationMs: number
 }
 
 const SQLITE_BUSY_TIMEOUT_MS = 5000
@@ -86,7 +102,18 @@ export async function createDatabase(
     config.kind === 'sqlite'
       ? openSqlite(config.file)
       : openPostgres(config.url, config.poolMax, events)
-  const db = new Kysely<DatabaseSchema>({ dialect: translatingErrors(dialect, profile) })
+  const { onQuery } = events
+  const db = new Kysely<DatabaseSchema>({
+    dialect: translatingErrors(dialect, profile),
+    ...(onQuery && {
+      log: (event: LogEvent) =>
+        onQuery({
+          sql: event.query.sql,
+          parameters: event.query.parameters,
+          durationMs: event.queryDurationMillis,
+        }),
+    }),
+  })
   try {
     await migrateToLatest(db, profile)
   } catch (error) {

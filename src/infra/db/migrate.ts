@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, Migrator } from 'kysely'
+import { type Kysely, type Migration, Migrator, sql } from 'kysely'
 import type { DialectProfile } from './dialect.js'
 import { createTodo } from './migrations/0001-create-todo.js'
 import { createMember } from './migrations/0002-create-member.js'
@@ -20,9 +20,17 @@ export async function migrateToLatest(
   db: Kysely<DatabaseSchema>,
   profile: DialectProfile,
 ): Promise<void> {
+  // Kysely looks for its own tables in every schema unless told which one is ours: a
+  // second service (or test run) in another schema of the database would fool it.
+  const schema =
+    profile.kind === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]
+          ?.schema
+      : undefined
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations(profile) },
+    ...(schema && { migrationTableSchema: schema }),
   })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {

@@ -87,6 +87,19 @@ function nameStartsWith(prefix: string) {
   }
 }
 
+/** The search's orders, then memberId, so equal keys never make pages overlap. */
+function inSearchOrder(query: MemberQuery, search: MemberSearch): MemberQuery {
+  let ordered = query
+  for (const order of search.sort) {
+    const direction = order.direction === 'ASC' ? 'asc' : 'desc'
+    ordered = ordered.orderBy(SORT_COLUMNS[order.property], direction)
+  }
+  if (!search.sort.some((order) => order.property === 'memberId')) {
+    ordered = ordered.orderBy('m.member_id', 'asc')
+  }
+  return ordered
+}
+
 export class KyselyMemberRepository implements MemberRepository {
   constructor(private readonly db: Kysely<DatabaseSchema>) {}
 
@@ -96,19 +109,20 @@ export class KyselyMemberRepository implements MemberRepository {
       .innerJoin('member_credential as c', 'c.member_id', 'm.member_id') as MemberQuery
   }
 
-  /** Matches in the requested order, ties broken by member id so pages never overlap. */
-  private matching(search: MemberSearch): MemberQuery {
-    let query = this.members().where(nameStartsWith(search.namePrefix))
-    for (const order of search.sort) {
-      query = query.orderBy(
-        SORT_COLUMNS[order.property],
-        order.direction === 'ASC' ? 'asc' : 'desc',
-      )
-    }
-    if (!search.sort.some((order) => order.property === 'memberId')) {
-      query = query.orderBy('m.member_id', 'asc')
-    }
-    return query
+  /**
+   * One slice of the matches in the search's order. The slice's ids are chosen first,
+   * from the member table alone (the name indexes hold the id), and only those rows are
+   * joined with their credentials: a broad prefix sorts ids, not whole joined rows.
+   */
+  private async slice(search: MemberSearch, limit: number, offset: number): Promise<Member[]> {
+    const matchingIds = this.db
+      .selectFrom('member as m')
+      .where(nameStartsWith(search.namePrefix))
+      .select('m.member_id') as unknown as MemberQuery
+    const sliceIds = inSearchOrder(matchingIds, search).limit(limit).offset(offset)
+    const members = this.members().where('m.member_id', 'in', sliceIds as never)
+    const rows = await selectMembers(inSearchOrder(members, search))
+    return rows.map(toMember)
   }
 
   async findById(memberId: string): Promise<Member | undefined> {
@@ -195,12 +209,10 @@ export class KyselyMemberRepository implements MemberRepository {
     const offset = page.page * page.size
     // A page past the end needs no second query (and no huge OFFSET).
     if (offset >= Number(total)) return { members: [], total: Number(total) }
-    const rows = await selectMembers(this.matching(search).limit(page.size).offset(offset))
-    return { members: rows.map(toMember), total: Number(total) }
+    return { members: await this.slice(search, page.size, offset), total: Number(total) }
   }
 
-  async searchAll(search: MemberSearch, limit: number): Promise<Member[]> {
-    const rows = await selectMembers(this.matching(search).limit(limit))
-    return rows.map(toMember)
+  searchAll(search: MemberSearch, limit: number): Promise<Member[]> {
+    return this.slice(search, limit, 0)
   }
 }

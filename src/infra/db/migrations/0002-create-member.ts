@@ -37,13 +37,18 @@ export function createMember(profile: DialectProfile): Migration {
         .column('sign_id')
         .unique()
         .execute()
-      // Prefix search on either name is a range scan of one of these.
+      // Prefix search on either name is a range scan of one of these; with the id they
+      // also answer the count and the OR's de-duplication without reading the table.
       await db.schema
         .createIndex('member_first_name_idx')
         .on('member')
-        .column('first_name')
+        .columns(['first_name', 'member_id'])
         .execute()
-      await db.schema.createIndex('member_last_name_idx').on('member').column('last_name').execute()
+      await db.schema
+        .createIndex('member_last_name_idx')
+        .on('member')
+        .columns(['last_name', 'member_id'])
+        .execute()
     },
     async down(db: Kysely<unknown>) {
       await db.schema.dropTable('member_credential').execute()

@@ -37,7 +37,7 @@ export const en = {
   Past: '{0} must be in the past.',
   Future: '{0} must be in the future.',
   Email: '{0} not a well-formed email address.',
-  Pattern: '{0} must match "{regexp}".',
+  Pattern: '{0} must match {regexp}.',
   Min: '{0} must be greater than or equal to {value}.',
   Max: '{0} must be less than or equal to {value}.',
   Range: '{0} must be between {min} and {max}.',

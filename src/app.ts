@@ -64,7 +64,8 @@ export async function buildApp(
   const database = await createDatabase(config.database, {
     onIdleError: (error) => app.log.warn({ err: error }, 'idle database connection failed'),
     ...(config.logLevel === 'trace' && {
-      onQuery: (query: ExecutedQuery) => app.log.trace(query, 'query'),
+      // Parameters stay out of the log: they carry password hashes and personal data.
+      onQuery: ({ sql, durationMs }: ExecutedQuery) => app.log.trace({ sql, durationMs }, 'query'),
     }),
   })
   app.addHook('onClose', () => database.close())

@@ -1439,3 +1439,30 @@ for (const target of DATABASES) {
     })
   })
 }
+
+for (const target of DATABASES) {
+  describe.skipIf(!target.available)(`Member logs at trace level on ${target.name}`, () => {
+    const suite = serverPerSuite(target, { LOG_LEVEL: 'trace' })
+
+    it('log every query but never a password or its hash', async () => {
+      const password = 'Trace-Level-Secret'
+      const created = await suite.server.request('POST', '/api/v1/members', {
+        body: {
+          firstName: 'Trace',
+          lastName: 'Level',
+          genderCode: '0',
+          dateOfBirth: '1980-01-01',
+          emailAddress: 'trace@example.com',
+          credential: { password },
+        },
+      })
+      expect(created.status).toBe(201)
+      const memberId = (created.body as { memberId: string }).memberId
+      await suite.server.request('GET', `/api/v1/members/${memberId}`)
+      const logs = JSON.stringify(suite.server.logs)
+      expect(suite.server.logs.filter((line) => line.msg === 'query').length).toBeGreaterThan(2)
+      expect(logs).not.toContain(password)
+      expect(logs).not.toContain('$argon2id')
+    })
+  })
+}

@@ -1,12 +1,16 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import { readFileSync } from 'node:fs'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { DestinationStream } from 'pino'
 import { v7 as uuidv7 } from 'uuid'
 import { errorHandlingOptions, handleErrors } from './api/error-handler.js'
+import { healthRoutes } from './api/health/routes.js'
 import { answerUnmatchedRequests } from './api/http/allowed-methods.js'
-import { applyHttpConventions, trackIdOf } from './api/http/conventions.js'
-import { acceptJsonBodies } from './api/http/request-body.js'
+import { applyJsonConventions, applyRootConventions, trackIdOf } from './api/http/conventions.js'
+import { allowBrowserOrigins } from './api/http/cors.js'
 import { RequestLog } from './api/http/request-log.js'
 import { memberRoutes } from './api/member/routes.js'
+import { describeApi, serveDocsPage, serveOpenApi } from './api/openapi.js'
+import { serveMetrics } from './api/operations/metrics.js'
 import { todoRoutes } from './api/todo/routes.js'
 import { validatorCompiler } from './api/validation/compiler.js'
 import type { Config, TrustProxy } from './config.js'
@@ -17,6 +21,12 @@ import { TodoService } from './domain/todo/service.js'
 import { createDatabase, type ExecutedQuery } from './infra/db/create-database.js'
 import { KyselyMemberRepository } from './infra/member/member-repository.js'
 import { KyselyTodoRepository } from './infra/todo/todo-repository.js'
+
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string
+  }
+).version
 
 /** Fastify's types omit the hop-count form, so a count becomes the equivalent function. */
 function trustProxyOption(trust: TrustProxy) {
@@ -36,6 +46,11 @@ export interface BuildOptions {
   readonly logStream?: DestinationStream
 }
 
+function loggerOptions(config: Config, options: BuildOptions): FastifyServerOptions['logger'] {
+  if (config.logPretty) return { level: config.logLevel, transport: { target: 'pino-pretty' } }
+  return { level: config.logLevel, ...(options.logStream && { stream: options.logStream }) }
+}
+
 /**
  * The one application factory, used by the server and by every test: configuration
  * in, a ready Fastify instance out (database opened and migrated, routes registered).
@@ -46,20 +61,23 @@ export async function buildApp(
   options: BuildOptions = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.logLevel, ...(options.logStream && { stream: options.logStream }) },
+    logger: loggerOptions(config, options),
     genReqId: trackIdOf,
     logController: new RequestLog(),
     bodyLimit: config.bodyLimit,
     trustProxy: trustProxyOption(config.trustProxy),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Requests that arrive while stopping are still served; new connections are refused.
+    return503OnClosing: false,
     ...errorHandlingOptions,
   })
 
   app.setValidatorCompiler(validatorCompiler)
   handleErrors(app)
-  acceptJsonBodies(app)
+  applyRootConventions(app)
   answerUnmatchedRequests(app, MAX_PARAM_LENGTH)
-  applyHttpConventions(app)
+  await allowBrowserOrigins(app, config.corsOrigins)
+  await describeApi(app, VERSION)
 
   const database = await createDatabase(config.database, {
     onIdleError: (error) => app.log.warn({ err: error }, 'idle database connection failed'),
@@ -69,6 +87,7 @@ export async function buildApp(
     }),
   })
   app.addHook('onClose', () => database.close())
+  serveMetrics(app, { poolStats: database.poolStats })
 
   const todoService = new TodoService({
     repository: new KyselyTodoRepository(database.db),
@@ -81,12 +100,24 @@ export async function buildApp(
     newId: newMemberId,
     hashPassword,
   })
-  await app.register(todoRoutes, { prefix: '/api/v1', service: todoService })
-  await app.register(memberRoutes, {
-    prefix: '/api/v1',
-    service: memberService,
-    pageFormat: config.pageFormat,
+
+  await app.register(
+    async (api) => {
+      applyJsonConventions(api)
+      await api.register(todoRoutes, { service: todoService })
+      await api.register(memberRoutes, { service: memberService, pageFormat: config.pageFormat })
+      serveOpenApi(api)
+    },
+    { prefix: '/api/v1' },
+  )
+  await app.register(async (health) => {
+    applyJsonConventions(health)
+    await health.register(healthRoutes, {
+      ping: database.ping,
+      readyTimeoutMs: config.readyTimeoutMs,
+    })
   })
+  await serveDocsPage(app)
   await app.ready()
   return app
 }

@@ -26,6 +26,11 @@ export interface Config {
   readonly bodyLimit: number
   readonly trustProxy: TrustProxy
   readonly pageFormat: PageFormat
+  readonly logPretty: boolean
+  readonly shutdownTimeoutMs: number
+  readonly readyTimeoutMs: number
+  /** Origins allowed to call the API from a browser; empty: CORS off. */
+  readonly corsOrigins: readonly string[]
 }
 
 export class ConfigError extends Error {}
@@ -78,6 +83,31 @@ function databaseUrl(
     return { kind: 'sqlite', file }
   }
   throw new ConfigError('must start with postgres://, postgresql:// or sqlite:')
+}
+
+function boolean(raw: string): boolean {
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError('must be true or false')
+  return raw === 'true'
+}
+
+function corsOrigins(raw: string): readonly string[] {
+  const origins = raw
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '')
+  for (const origin of origins) {
+    if (origin === '*') continue
+    let parsed: URL
+    try {
+      parsed = new URL(origin)
+    } catch {
+      throw new ConfigError(`${origin} is not an origin like https://app.example.com`)
+    }
+    if (parsed.origin !== origin) {
+      throw new ConfigError(`${origin} is not an origin (scheme://host[:port], no path)`)
+    }
+  }
+  return origins
 }
 
 function trustProxy(raw: string): TrustProxy {
@@ -161,6 +191,33 @@ export const SETTINGS = {
       return raw
     },
   },
+  logPretty: {
+    name: 'LOG_PRETTY',
+    default: 'false',
+    description:
+      'true: human-readable coloured logs (development); false: one JSON line per event.',
+    parse: boolean,
+  },
+  shutdownTimeoutMs: {
+    name: 'SHUTDOWN_TIMEOUT',
+    default: '10000',
+    description:
+      'On SIGTERM/SIGINT, milliseconds to let requests in flight finish before closing anyway (exit 1).',
+    parse: integer(0, 600_000),
+  },
+  readyTimeoutMs: {
+    name: 'READY_TIMEOUT',
+    default: '1000',
+    description: 'Milliseconds /health/ready waits for the database before answering 503.',
+    parse: integer(1, 60_000),
+  },
+  corsOrigins: {
+    name: 'CORS_ORIGINS',
+    default: '',
+    description:
+      'Browser origins allowed to call the API (comma-separated, e.g. https://app.example.com), or *; empty: CORS off.',
+    parse: corsOrigins,
+  },
 } as const satisfies Record<string, Setting<unknown>>
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -187,6 +244,10 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: read(SETTINGS.bodyLimit, env),
     trustProxy: read(SETTINGS.trustProxy, env),
     pageFormat: read(SETTINGS.pageFormat, env),
+    logPretty: read(SETTINGS.logPretty, env),
+    shutdownTimeoutMs: read(SETTINGS.shutdownTimeoutMs, env),
+    readyTimeoutMs: read(SETTINGS.readyTimeoutMs, env),
+    corsOrigins: read(SETTINGS.corsOrigins, env),
   })
 }
 

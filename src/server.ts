@@ -1,5 +1,5 @@
 import { buildApp } from './app.js'
-import { ConfigError, describeSettings, loadConfig } from './config.js'
+import { type Config, ConfigError, describeSettings, loadConfig } from './config.js'
 
 if (process.argv.includes('--help')) {
   console.log(
@@ -8,7 +8,7 @@ if (process.argv.includes('--help')) {
   process.exit(0)
 }
 
-let config: ReturnType<typeof loadConfig>
+let config: Config
 try {
   config = loadConfig()
 } catch (error) {
@@ -22,20 +22,33 @@ const app = await buildApp(config).catch((error: unknown) => {
   process.exit(1)
 })
 
-let stopping = false
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
-    if (stopping) return
-    stopping = true
-    app.log.info({ signal }, 'stopping: finishing requests in flight')
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        app.log.error({ err: error }, 'error while stopping')
-        process.exit(1)
-      },
+/**
+ * SIGTERM/SIGINT: stop accepting connections, let requests in flight finish, close the
+ * database, exit 0. If they take longer than SHUTDOWN_TIMEOUT, close anyway and exit 1.
+ */
+function stop(signal: NodeJS.Signals): void {
+  app.log.info({ signal }, 'stopping: finishing requests in flight')
+  const deadline = setTimeout(() => {
+    app.log.error(
+      { timeoutMs: config.shutdownTimeoutMs },
+      'requests still in flight; closing anyway',
     )
-  })
+    app.server.closeAllConnections()
+    process.exit(1)
+  }, config.shutdownTimeoutMs)
+  deadline.unref()
+  app.close().then(
+    () => {
+      app.log.info('stopped')
+      process.exit(0)
+    },
+    (error: unknown) => {
+      app.log.error({ err: error }, 'error while stopping')
+      process.exit(1)
+    },
+  )
 }
+process.once('SIGTERM', stop)
+process.once('SIGINT', stop)
 
 await app.listen({ host: config.host, port: config.port })

@@ -12,6 +12,10 @@ describe('configuration', () => {
       bodyLimit: 65536,
       trustProxy: false,
       pageFormat: 'standard',
+      logPretty: false,
+      shutdownTimeoutMs: 10_000,
+      readyTimeoutMs: 1000,
+      corsOrigins: [],
     })
   })
 
@@ -26,6 +30,10 @@ describe('configuration', () => {
         BODY_LIMIT: '1024',
         TRUST_PROXY: '10.0.0.0/8, 192.168.1.1',
         PAGE_FORMAT: 'legacy',
+        LOG_PRETTY: 'true',
+        SHUTDOWN_TIMEOUT: '2500',
+        READY_TIMEOUT: '300',
+        CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
       }),
     ).toEqual({
       host: '127.0.0.1',
@@ -35,6 +43,10 @@ describe('configuration', () => {
       bodyLimit: 1024,
       trustProxy: ['10.0.0.0/8', '192.168.1.1'],
       pageFormat: 'legacy',
+      logPretty: true,
+      shutdownTimeoutMs: 2500,
+      readyTimeoutMs: 300,
+      corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
     })
     expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database).toEqual({
       kind: 'sqlite',
@@ -57,6 +69,11 @@ describe('configuration', () => {
     ['TRUST_PROXY', '10.0.0.0/99'],
     ['HOST', ''],
     ['PAGE_FORMAT', 'old'],
+    ['LOG_PRETTY', 'yes'],
+    ['SHUTDOWN_TIMEOUT', '-5'],
+    ['READY_TIMEOUT', '0'],
+    ['CORS_ORIGINS', 'https://app.example.com/path'],
+    ['CORS_ORIGINS', 'not a url'],
   ])('rejects %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [name]: value })).toThrow(
@@ -91,6 +108,10 @@ describe('configuration', () => {
       'BODY_LIMIT',
       'TRUST_PROXY',
       'PAGE_FORMAT',
+      'LOG_PRETTY',
+      'SHUTDOWN_TIMEOUT',
+      'READY_TIMEOUT',
+      'CORS_ORIGINS',
     ]) {
       expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'))
     }

@@ -27,6 +27,8 @@ export function answerUnmatchedRequests(app: FastifyInstance, maxParamLength: nu
   const methodsByUrl = new Map<string, Set<string>>()
 
   app.addHook('onRoute', (route) => {
+    // A catch-all (CORS's preflight route) names no path; it must not turn 404s into 405s.
+    if (route.url === '*' || route.url === '/*') return
     let methods = methodsByUrl.get(route.url)
     if (!methods) {
       methods = new Set()

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { ApiProblem, PROBLEMS } from '../errors/problems.js'
 import { acceptsJson, JSON_CONTENT_TYPE } from './media-types.js'
+import { acceptJsonBodies, ignoreBodies } from './request-body.js'
 
 const TRACK_ID = /^[A-Za-z0-9._-]{1,64}$/
 
@@ -13,25 +14,30 @@ export function trackIdOf(request: IncomingMessage): string {
 }
 
 /**
- * What every response of the API shares, in the order of decisions §2: the X-Track
- * header and the exact JSON Content-Type, 406 for an Accept without JSON (after the
- * route check, which the 404 handler answers), and 400 for a body the route needs but
- * did not get.
+ * What every response shares, whatever serves it: the X-Track header. The body of a
+ * request no route matches is never read, so its 404/405 comes first (decisions §2).
  */
-export function applyHttpConventions(app: FastifyInstance): void {
+export function applyRootConventions(app: FastifyInstance): void {
+  ignoreBodies(app)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-track', request.id)
-    reply.header('content-type', JSON_CONTENT_TYPE)
-    if (!request.is404 && !acceptsJson(request.headers.accept)) {
-      return done(new ApiProblem(PROBLEMS.notAcceptable))
-    }
     done()
   })
+}
 
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (request.body === undefined && request.routeOptions.schema?.body !== undefined) {
-      return done(new ApiProblem(PROBLEMS.malformedBody))
-    }
-    done()
+/**
+ * The JSON conventions of a context (the API, the health checks), in the order of
+ * decisions §2: the exact JSON Content-Type, 406 for an Accept without JSON, only
+ * application/json bodies, and 400 for a body the route needs but did not get.
+ */
+export function applyJsonConventions(context: FastifyInstance): void {
+  acceptJsonBodies(context)
+  context.addHook('onRequest', (request, reply, done) => {
+    reply.header('content-type', JSON_CONTENT_TYPE)
+    done(acceptsJson(request.headers.accept) ? undefined : new ApiProblem(PROBLEMS.notAcceptable))
+  })
+  context.addHook('preValidation', (request, _reply, done) => {
+    const missing = request.body === undefined && request.routeOptions.schema?.body !== undefined
+    done(missing ? new ApiProblem(PROBLEMS.malformedBody) : undefined)
   })
 }

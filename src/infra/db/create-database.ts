@@ -22,7 +22,16 @@ export interface Database {
   readonly profile: DialectProfile
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>
+  /** Connection pool figures (PostgreSQL); SQLite has one connection and no pool. */
+  poolStats(): PoolStats | undefined
   close(): Promise<void>
+}
+
+export interface PoolStats {
+  readonly total: number
+  readonly idle: number
+  /** Queries waiting for a free connection. */
+  readonly waiting: number
 }
 
 export interface DatabaseEvents {
@@ -39,6 +48,11 @@ export interface ExecutedQuery {
 }
 
 const SQLITE_BUSY_TIMEOUT_MS = 5000
+
+interface Opened {
+  readonly dialect: Dialect
+  readonly poolStats: () => PoolStats | undefined
+}
 
 /**
  * Kysely assumes one process per SQLite file and takes no migration lock there. Holding
@@ -60,7 +74,7 @@ class LockingSqliteDialect extends SqliteDialect {
   }
 }
 
-function openSqlite(file: string): Dialect {
+function openSqlite(file: string): Opened {
   mkdirSync(dirname(file), { recursive: true })
   const database = new SqliteDatabase(file)
   database.pragma('journal_mode = WAL')
@@ -68,7 +82,7 @@ function openSqlite(file: string): Dialect {
   database.pragma('synchronous = NORMAL')
   database.pragma('foreign_keys = ON')
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
-  return new LockingSqliteDialect({ database })
+  return { dialect: new LockingSqliteDialect({ database }), poolStats: () => undefined }
 }
 
 const DATE_OID = 1082
@@ -79,7 +93,7 @@ function typeParser(oid: number, format?: 'text' | 'binary') {
   return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid)
 }
 
-function openPostgres(url: string, poolMax: number, events: DatabaseEvents): Dialect {
+function openPostgres(url: string, poolMax: number, events: DatabaseEvents): Opened {
   const pool = new pg.Pool({
     connectionString: url,
     types: { getTypeParser: typeParser },
@@ -89,7 +103,10 @@ function openPostgres(url: string, poolMax: number, events: DatabaseEvents): Dia
   })
   // Without a listener an idle client's error (server restart, cut connection) kills the process.
   pool.on('error', (error) => events.onIdleError?.(error))
-  return new PostgresDialect({ pool })
+  return {
+    dialect: new PostgresDialect({ pool }),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+  }
 }
 
 /** Opens the configured database and brings its schema to the latest migration. */
@@ -98,7 +115,7 @@ export async function createDatabase(
   events: DatabaseEvents = {},
 ): Promise<Database> {
   const profile = config.kind === 'sqlite' ? SQLITE : POSTGRES
-  const dialect =
+  const { dialect, poolStats } =
     config.kind === 'sqlite'
       ? openSqlite(config.file)
       : openPostgres(config.url, config.poolMax, events)
@@ -126,6 +143,7 @@ export async function createDatabase(
     ping: async () => {
       await sql`select 1`.execute(db)
     },
+    poolStats,
     close: () => db.destroy(),
   }
 }

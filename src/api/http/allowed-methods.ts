@@ -8,6 +8,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The Allow header value for a route template such as `/api/v1/todos/:todoId`. */
     allowHeader(routeUrl: string): string
+    /** Every route template the server serves, with its methods (for diagnostics and tests). */
+    servedRoutes(): ReadonlyMap<string, ReadonlySet<string>>
   }
 }
 
@@ -43,6 +45,7 @@ export function answerUnmatchedRequests(app: FastifyInstance, maxParamLength: nu
     return METHOD_ORDER.filter((method) => methods.has(method)).join(', ')
   }
   app.decorate('allowHeader', allowHeader)
+  app.decorate('servedRoutes', () => methodsByUrl)
 
   app.addHook('onRequest', (request, _reply, done) => {
     done(hasEmptyParam(request.params) ? new ApiProblem(PROBLEMS.resourceNotFound) : undefined)

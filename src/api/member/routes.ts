@@ -3,6 +3,7 @@ import type { PageFormat } from '../../config.js'
 import type { MemberSearch, SortableProperty } from '../../domain/member/model.js'
 import type { MemberService } from '../../domain/member/service.js'
 import { toPage } from '../common/page.js'
+import { errorResponses, noBody } from '../common/responses.js'
 import { parseSort } from '../common/sort.js'
 import type { Violation } from '../errors/problems.js'
 import { etagOf, ifMatchCondition, ifNoneMatchHits } from '../http/etag.js'
@@ -24,6 +25,7 @@ export interface MemberRoutesOptions {
   readonly pageFormat: PageFormat
 }
 
+const tags = ['members']
 const UPDATE_FIELD_ORDER = fieldOrder(MemberUpdateBody)
 
 /** PathMatch: a non-empty body memberId must be the path's (empty ones already break NotEmpty). */
@@ -41,8 +43,10 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
     '/members',
     {
       schema: {
+        tags,
+        summary: 'Members whose first or last name starts with name: a page, or all (unpaged).',
         querystring: MemberSearchQuery,
-        response: { 200: memberSearchResponse(pageFormat) },
+        response: { 200: memberSearchResponse(pageFormat), ...errorResponses(400) },
       },
     },
     async (request) => {
@@ -58,7 +62,14 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
 
   app.post(
     '/members',
-    { schema: { body: MemberCreateBody, response: { 201: MemberResource } } },
+    {
+      schema: {
+        tags,
+        summary: 'Create a member with its credential (Location and ETag headers name it).',
+        body: MemberCreateBody,
+        response: { 201: MemberResource, ...errorResponses(400, 409, 413, 415) },
+      },
+    },
     async (request, reply) => {
       const { credential, ...profile } = request.body
       const member = await service.create({
@@ -75,7 +86,18 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
 
   app.get(
     '/members/:memberId',
-    { schema: { params: MemberPath, response: { 200: MemberResource } } },
+    {
+      schema: {
+        tags,
+        summary: 'One member, with its ETag; If-None-Match gives 304.',
+        params: MemberPath,
+        response: {
+          200: MemberResource,
+          304: noBody('If-None-Match names the current ETag.'),
+          ...errorResponses(404),
+        },
+      },
+    },
     async (request, reply) => {
       const member = await service.get(request.params.memberId)
       const etag = etagOf(member.version)
@@ -88,7 +110,13 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
   app.put(
     '/members/:memberId',
     {
-      schema: { params: MemberPath, body: MemberUpdateBody, response: { 200: MemberResource } },
+      schema: {
+        tags,
+        summary: 'Overwrite the profile (If-Match makes it conditional).',
+        params: MemberPath,
+        body: MemberUpdateBody,
+        response: { 200: MemberResource, ...errorResponses(400, 404, 409, 412, 413, 415) },
+      },
       // Schema failures are merged with PathMatch before answering (preHandler).
       attachValidation: true,
       preHandler: async (request) => {
@@ -105,15 +133,47 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
     },
   )
 
-  app.delete('/members/:memberId', { schema: { params: MemberPath } }, async (request, reply) => {
-    await service.delete(request.params.memberId, ifMatchCondition(request.headers['if-match']))
-    return noContent(reply)
-  })
+  app.delete(
+    '/members/:memberId',
+    {
+      schema: {
+        tags,
+        summary: 'Delete the member and its credential (If-Match makes it conditional).',
+        params: MemberPath,
+        response: { 204: noBody('Deleted.'), ...errorResponses(404, 412, 415) },
+      },
+    },
+    async (request, reply) => {
+      await service.delete(request.params.memberId, ifMatchCondition(request.headers['if-match']))
+      return noContent(reply)
+    },
+  )
 
-  app.options('/members', async (request, reply) => allowedMethods(request, reply))
+  app.options(
+    '/members',
+    {
+      schema: {
+        tags,
+        summary: 'The methods of the collection, in Allow.',
+        response: { 200: noBody('Allow lists the methods.'), ...errorResponses(415) },
+      },
+    },
+    async (request, reply) => allowedMethods(request, reply),
+  )
 
-  app.options('/members/:memberId', { schema: { params: MemberPath } }, async (request, reply) => {
-    await service.get(request.params.memberId)
-    return allowedMethods(request, reply)
-  })
+  app.options(
+    '/members/:memberId',
+    {
+      schema: {
+        tags,
+        summary: 'The methods of an existing member, in Allow.',
+        params: MemberPath,
+        response: { 200: noBody('Allow lists the methods.'), ...errorResponses(404, 415) },
+      },
+    },
+    async (request, reply) => {
+      await service.get(request.params.memberId)
+      return allowedMethods(request, reply)
+    },
+  )
 }

@@ -27,7 +27,29 @@ export const MemberResource = Type.Object(
     createdAt: DateTime,
     lastModifiedAt: DateTime,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        memberId: 'qhsGy4neFe',
+        firstName: 'Taro',
+        lastName: 'Yamada',
+        genderCode: '1',
+        dateOfBirth: '1990-04-01',
+        emailAddress: 'Taro.Yamada@example.com',
+        telephoneNumber: '090-1234-5678',
+        zipCode: null,
+        address: null,
+        credential: {
+          signId: 'taro.yamada@example.com',
+          passwordLastChangedAt: '2026-11-22T02:47:46.049Z',
+          lastModifiedAt: '2026-11-22T02:47:46.049Z',
+        },
+        createdAt: '2026-11-22T02:47:46.049Z',
+        lastModifiedAt: '2026-11-22T02:47:46.049Z',
+      },
+    ],
+  },
 )
 
 /** Service-set time stamps: typed like the resource's, but any value is a `Null` violation. */
@@ -66,7 +88,20 @@ export const MemberCreateBody = Type.Object(
     createdAt: serviceSet(),
     lastModifiedAt: serviceSet(),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        firstName: 'Taro',
+        lastName: 'Yamada',
+        genderCode: '1',
+        dateOfBirth: '1990-04-01',
+        emailAddress: 'Taro.Yamada@example.com',
+        telephoneNumber: '090-1234-5678',
+        credential: { password: 'correct-horse' },
+      },
+    ],
+  },
 )
 
 /** PUT body (the spec's "Update" group): the credential cannot be changed here. */

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import { Type } from 'typebox'
 import { todoVersion } from '../../domain/todo/model.js'
 import type { TodoService } from '../../domain/todo/service.js'
+import { errorResponses, noBody } from '../common/responses.js'
 import { etagOf, ifMatchCondition, ifNoneMatchHits } from '../http/etag.js'
 import { locationOf } from '../http/location.js'
 import { allowedMethods, noContent, notModified } from '../http/replies.js'
@@ -13,17 +14,34 @@ export interface TodoRoutesOptions {
   readonly service: TodoService
 }
 
+const tags = ['todos']
+
 export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
   app,
   { service },
 ) => {
-  app.get('/todos', { schema: { response: { 200: Type.Array(TodoResource) } } }, async () =>
-    (await service.list()).map(toTodoResource),
+  app.get(
+    '/todos',
+    {
+      schema: {
+        tags,
+        summary: 'Every Todo, oldest first.',
+        response: { 200: Type.Array(TodoResource), ...errorResponses() },
+      },
+    },
+    async () => (await service.list()).map(toTodoResource),
   )
 
   app.post(
     '/todos',
-    { schema: { body: TodoCreateBody, response: { 201: TodoResource } } },
+    {
+      schema: {
+        tags,
+        summary: 'Create an open Todo (Location and ETag headers name it).',
+        body: TodoCreateBody,
+        response: { 201: TodoResource, ...errorResponses(400, 413, 415) },
+      },
+    },
     async (request, reply) => {
       const todo = await service.create({ todoTitle: request.body.todoTitle })
       reply
@@ -36,7 +54,18 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
 
   app.get(
     '/todos/:todoId',
-    { schema: { params: TodoPath, response: { 200: TodoResource } } },
+    {
+      schema: {
+        tags,
+        summary: 'One Todo, with its ETag; If-None-Match gives 304.',
+        params: TodoPath,
+        response: {
+          200: TodoResource,
+          304: noBody('If-None-Match names the current ETag.'),
+          ...errorResponses(404),
+        },
+      },
+    },
     async (request, reply) => {
       const todo = await service.get(request.params.todoId)
       const etag = etagOf(todoVersion(todo))
@@ -49,29 +78,66 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
   // Finishing takes no body: whatever is sent, of whatever type, is ignored.
   await app.register(async (context) => {
     ignoreBodies(context)
-    context
-      .withTypeProvider<TypeBoxTypeProvider>()
-      .put(
-        '/todos/:todoId',
-        { schema: { params: TodoPath, response: { 200: TodoResource } } },
-        async (request, reply) => {
-          const condition = ifMatchCondition(request.headers['if-match'])
-          const todo = await service.finish(request.params.todoId, condition)
-          reply.header('etag', etagOf(todoVersion(todo)))
-          return toTodoResource(todo)
+    context.withTypeProvider<TypeBoxTypeProvider>().put(
+      '/todos/:todoId',
+      {
+        schema: {
+          tags,
+          summary: 'Finish the Todo (no body; If-Match makes it conditional).',
+          params: TodoPath,
+          response: { 200: TodoResource, ...errorResponses(404, 409, 412) },
         },
-      )
+      },
+      async (request, reply) => {
+        const condition = ifMatchCondition(request.headers['if-match'])
+        const todo = await service.finish(request.params.todoId, condition)
+        reply.header('etag', etagOf(todoVersion(todo)))
+        return toTodoResource(todo)
+      },
+    )
   })
 
-  app.delete('/todos/:todoId', { schema: { params: TodoPath } }, async (request, reply) => {
-    await service.delete(request.params.todoId, ifMatchCondition(request.headers['if-match']))
-    return noContent(reply)
-  })
+  app.delete(
+    '/todos/:todoId',
+    {
+      schema: {
+        tags,
+        summary: 'Delete the Todo (If-Match makes it conditional).',
+        params: TodoPath,
+        response: { 204: noBody('Deleted.'), ...errorResponses(404, 412, 415) },
+      },
+    },
+    async (request, reply) => {
+      await service.delete(request.params.todoId, ifMatchCondition(request.headers['if-match']))
+      return noContent(reply)
+    },
+  )
 
-  app.options('/todos', async (request, reply) => allowedMethods(request, reply))
+  app.options(
+    '/todos',
+    {
+      schema: {
+        tags,
+        summary: 'The methods of the collection, in Allow.',
+        response: { 200: noBody('Allow lists the methods.'), ...errorResponses(415) },
+      },
+    },
+    async (request, reply) => allowedMethods(request, reply),
+  )
 
-  app.options('/todos/:todoId', { schema: { params: TodoPath } }, async (request, reply) => {
-    await service.get(request.params.todoId)
-    return allowedMethods(request, reply)
-  })
+  app.options(
+    '/todos/:todoId',
+    {
+      schema: {
+        tags,
+        summary: 'The methods of an existing Todo, in Allow.',
+        params: TodoPath,
+        response: { 200: noBody('Allow lists the methods.'), ...errorResponses(404, 415) },
+      },
+    },
+    async (request, reply) => {
+      await service.get(request.params.todoId)
+      return allowedMethods(request, reply)
+    },
+  )
 }

@@ -9,7 +9,17 @@ export const TodoResource = Type.Object(
     finished: Type.Boolean(),
     createdAt: Type.String({ format: 'date-time', description: 'UTC, with milliseconds.' }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        todoId: '01a20114-a9e4-73d1-b63d-c583549b3710',
+        todoTitle: 'Buy milk',
+        finished: false,
+        createdAt: '2026-11-22T09:15:02.123Z',
+      },
+    ],
+  },
 )
 
 /**
@@ -23,7 +33,7 @@ export const TodoCreateBody = Type.Object(
     finished: flag('Ignored; a new Todo is always unfinished.'),
     createdAt: text({ format: 'date-time', description: 'Ignored; the service stamps it.' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ todoTitle: 'Buy milk' }] },
 )
 
 export const TodoPath = Type.Object({ todoId: Type.String() }, { additionalProperties: false })

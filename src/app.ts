@@ -80,7 +80,7 @@ export async function buildApp(
   await describeApi(app, VERSION)
 
   const database = await createDatabase(config.database, {
-    onIdleError: (error) => app.log.warn({ err: error }, 'idle database connection failed'),
+    onConnectionError: (error) => app.log.warn({ err: error }, 'database connection failed'),
     ...(config.logLevel === 'trace' && {
       // Parameters stay out of the log: they carry password hashes and personal data.
       onQuery: ({ sql, durationMs }: ExecutedQuery) => app.log.trace({ sql, durationMs }, 'query'),

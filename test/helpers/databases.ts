@@ -64,7 +64,14 @@ async function createPostgres(): Promise<IsolatedDatabase> {
   }
 }
 
-export const DATABASES: readonly DatabaseTarget[] = [
-  { name: 'sqlite', available: true, create: createSqlite },
-  { name: 'postgres', available: POSTGRES_URL !== undefined, create: createPostgres },
-]
+export const SQLITE_TARGET: DatabaseTarget = {
+  name: 'sqlite',
+  available: true,
+  create: createSqlite,
+}
+export const POSTGRES_TARGET: DatabaseTarget = {
+  name: 'postgres',
+  available: POSTGRES_URL !== undefined,
+  create: createPostgres,
+}
+export const DATABASES: readonly DatabaseTarget[] = [SQLITE_TARGET, POSTGRES_TARGET]

@@ -35,8 +35,8 @@ export interface PoolStats {
 }
 
 export interface DatabaseEvents {
-  /** An idle pooled connection failed (the pool replaces it); worth a log line, not a crash. */
-  onIdleError?: (error: Error) => void
+  /** A pooled connection failed (the pool replaces it); worth a log line, not a crash. */
+  onConnectionError?: (error: Error) => void
   /** Every query with its parameters and duration, for trace logging and query-plan tests. */
   onQuery?: (query: ExecutedQuery) => void
 }
@@ -101,8 +101,12 @@ function openPostgres(url: string, poolMax: number, events: DatabaseEvents): Ope
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
   })
-  // Without a listener an idle client's error (server restart, cut connection) kills the process.
-  pool.on('error', (error) => events.onIdleError?.(error))
+  // A connection that dies (server restart, network cut) emits 'error' on its client. The
+  // pool listens only while the client is idle; one checked out by a query (Kysely adds no
+  // listener) would crash the process. The query itself still fails, and the pool drops
+  // the broken client when it is released.
+  pool.on('error', (error) => events.onConnectionError?.(error))
+  pool.on('connect', (client) => client.on('error', (error) => events.onConnectionError?.(error)))
   return {
     dialect: new PostgresDialect({ pool }),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest'
+import { DATABASES } from '../helpers/databases.js'
+import { serverPerSuite } from '../helpers/server.js'
+
+/** The sample lines of one metric, e.g. `http_requests_total{...} 3`. */
+function samples(text: string, name: string): string[] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+}
+
+for (const target of DATABASES) {
+  describe.skipIf(!target.available)(`metrics on ${target.name}`, () => {
+    const suite = serverPerSuite(target)
+
+    async function scrape(): Promise<string> {
+      const response = await suite.server.request('GET', '/metrics')
+      expect(response.status).toBe(200)
+      expect(response.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8')
+      return response.text
+    }
+
+    it('counts requests by route template, method and status, never by raw URL', async () => {
+      const created = await suite.server.request('POST', '/api/v1/todos', {
+        body: { todoTitle: 'metered' },
+      })
+      const todoId = (created.body as { todoId: string }).todoId
+      await suite.server.request('GET', `/api/v1/todos/${todoId}`)
+      await suite.server.request('GET', `/api/v1/todos/${todoId}`)
+      await suite.server.request('GET', '/api/v1/todos/unknown-id')
+      await suite.server.request('GET', '/no/such/path')
+      const text = await scrape()
+      const requests = samples(text, 'http_requests_total')
+      expect(requests).toContain(
+        'http_requests_total{method="GET",route="/api/v1/todos/:todoId",status="200"} 2',
+      )
+      expect(requests).toContain(
+        'http_requests_total{method="GET",route="/api/v1/todos/:todoId",status="404"} 1',
+      )
+      expect(requests).toContain(
+        'http_requests_total{method="POST",route="/api/v1/todos",status="201"} 1',
+      )
+      expect(requests).toContain(
+        'http_requests_total{method="GET",route="unmatched",status="404"} 1',
+      )
+      expect(text).not.toContain(todoId)
+      expect(text).not.toContain('unknown-id')
+    })
+
+    it('records durations in a histogram with the same labels', async () => {
+      const text = await scrape()
+      const buckets = samples(text, 'http_request_duration_seconds_bucket').filter((line) =>
+        line.includes('route="/api/v1/todos",status="201"'),
+      )
+      expect(buckets.length).toBe(13)
+      expect(buckets.at(-1)).toMatch(/le="\+Inf".* 1$/)
+      expect(samples(text, 'http_request_duration_seconds_count').join('\n')).toContain(
+        'route="/api/v1/todos",status="201"} 1',
+      )
+    })
+
+    it('includes the default process metrics', async () => {
+      const text = await scrape()
+      for (const name of [
+        'process_cpu_user_seconds_total',
+        'process_resident_memory_bytes',
+        'nodejs_heap_size_used_bytes',
+        'nodejs_eventloop_lag_seconds',
+      ]) {
+        expect(samples(text, name).length).toBeGreaterThan(0)
+      }
+    })
+
+    it(`reports the connection pool${target.name === 'sqlite' ? ' (none for SQLite)' : ''}`, async () => {
+      const pool = samples(await scrape(), 'db_pool_connections')
+      if (target.name === 'sqlite') {
+        expect(pool).toEqual([])
+      } else {
+        expect(pool.map((line) => line.replace(/ \d+$/, ''))).toEqual([
+          'db_pool_connections{state="total"}',
+          'db_pool_connections{state="idle"}',
+          'db_pool_connections{state="waiting"}',
+        ])
+        expect(Number(pool[0]?.split(' ')[1])).toBeGreaterThan(0)
+      }
+    })
+  })
+}

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { ApiErrorSchema } from './common/responses.js'
+import { KEYWORD } from './validation/keywords.js'
 
 export const OPENAPI_PATH = '/api/v1/openapi.json'
 export const DOCS_PATH = '/api/docs'
@@ -31,10 +32,43 @@ export async function describeApi(app: FastifyInstance, version: string): Promis
       ],
     },
     exposeHeadRoutes: true,
+    transformObject: (document) =>
+      defaultsAreOptional(
+        'openapiObject' in document ? document.openapiObject : document.swaggerObject,
+      ),
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`),
     },
   })
+}
+
+/** A field with a default may be omitted, unless NotNull/NotEmpty forbid the null it defaults to. */
+function isOptional(schema: Record<string, unknown> | undefined): boolean {
+  return schema?.default !== undefined && !schema[KEYWORD.notNull] && !schema[KEYWORD.notEmpty]
+}
+
+/**
+ * The server fills in an omitted field (null for an input field, 0/20/[]/false for the
+ * search parameters). TypeBox lists such fields as required, which is harmless for
+ * validation but wrong for a client reading the document.
+ */
+function defaultsAreOptional<T>(node: T): T {
+  if (Array.isArray(node)) {
+    for (const item of node) defaultsAreOptional(item)
+    return node
+  }
+  if (typeof node !== 'object' || node === null) return node
+  const record = node as Record<string, unknown>
+  const properties = record.properties as Record<string, Record<string, unknown>> | undefined
+  if (properties && Array.isArray(record.required)) {
+    record.required = record.required.filter((name: string) => !isOptional(properties[name]))
+  }
+  const schema = record.schema as Record<string, unknown> | undefined
+  if (typeof record.in === 'string' && record.in !== 'path' && isOptional(schema)) {
+    record.required = false
+  }
+  for (const value of Object.values(record)) defaultsAreOptional(value)
+  return node
 }
 
 /** GET /api/v1/openapi.json (inside the API's JSON context) and the Swagger UI docs page. */

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { errorResponses } from '../common/responses.js'
 
 export interface HealthRoutesOptions {
   /** Resolves when the database answers. */
@@ -40,7 +41,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
       schema: {
         tags: ['operations'],
         summary: 'The process is up.',
-        response: { 200: Health },
+        response: { 200: Health, ...errorResponses() },
       },
     },
     async () => ({ status: 'UP' as const }),
@@ -53,7 +54,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
       schema: {
         tags: ['operations'],
         summary: 'The process is up and its database answers.',
-        response: { 200: Health, 503: Health },
+        response: { 200: Health, 503: Health, ...errorResponses() },
       },
     },
     async (request, reply) => {

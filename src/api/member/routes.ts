@@ -140,7 +140,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
         tags,
         summary: 'Delete the member and its credential (If-Match makes it conditional).',
         params: MemberPath,
-        response: { 204: noBody('Deleted.'), ...errorResponses(404, 412, 415) },
+        response: { 204: noBody('Deleted.'), ...errorResponses(400, 404, 412, 413, 415) },
       },
     },
     async (request, reply) => {
@@ -155,7 +155,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
       schema: {
         tags,
         summary: 'The methods of the collection, in Allow.',
-        response: { 200: noBody('Allow lists the methods.'), ...errorResponses(415) },
+        response: { 200: noBody('Allow lists the methods.'), ...errorResponses(400, 413, 415) },
       },
     },
     async (request, reply) => allowedMethods(request, reply),
@@ -168,7 +168,10 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
         tags,
         summary: 'The methods of an existing member, in Allow.',
         params: MemberPath,
-        response: { 200: noBody('Allow lists the methods.'), ...errorResponses(404, 415) },
+        response: {
+          200: noBody('Allow lists the methods.'),
+          ...errorResponses(400, 404, 413, 415),
+        },
       },
     },
     async (request, reply) => {

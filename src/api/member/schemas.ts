@@ -121,7 +121,20 @@ export const MemberUpdateBody = Type.Object(
     createdAt: serviceSet(),
     lastModifiedAt: serviceSet(),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        memberId: 'qhsGy4neFe',
+        firstName: 'Taro',
+        lastName: 'Yamada',
+        genderCode: '1',
+        dateOfBirth: '1990-04-01',
+        emailAddress: 'taro@example.org',
+        zipCode: '100-0001',
+      },
+    ],
+  },
 )
 
 export const MemberPath = Type.Object({ memberId: Type.String() }, { additionalProperties: false })

@@ -104,7 +104,7 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
         tags,
         summary: 'Delete the Todo (If-Match makes it conditional).',
         params: TodoPath,
-        response: { 204: noBody('Deleted.'), ...errorResponses(404, 412, 415) },
+        response: { 204: noBody('Deleted.'), ...errorResponses(400, 404, 412, 413, 415) },
       },
     },
     async (request, reply) => {
@@ -119,7 +119,7 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
       schema: {
         tags,
         summary: 'The methods of the collection, in Allow.',
-        response: { 200: noBody('Allow lists the methods.'), ...errorResponses(415) },
+        response: { 200: noBody('Allow lists the methods.'), ...errorResponses(400, 413, 415) },
       },
     },
     async (request, reply) => allowedMethods(request, reply),
@@ -132,7 +132,10 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
         tags,
         summary: 'The methods of an existing Todo, in Allow.',
         params: TodoPath,
-        response: { 200: noBody('Allow lists the methods.'), ...errorResponses(404, 415) },
+        response: {
+          200: noBody('Allow lists the methods.'),
+          ...errorResponses(400, 404, 413, 415),
+        },
       },
     },
     async (request, reply) => {

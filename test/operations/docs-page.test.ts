@@ -1,0 +1,172 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { type BrowserContext, chromium, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DATABASES, type DatabaseTarget } from '../helpers/databases.js'
+import { serverPerSuite } from '../helpers/server.js'
+
+/**
+ * The Swagger UI page at /api/docs in a real browser (Debian's Chromium, driven by
+ * playwright-core): it renders every endpoint of the document and its "Try it out"
+ * reaches the live server.
+ */
+
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const HAS_CHROMIUM = existsSync(CHROMIUM_PATH)
+if (!HAS_CHROMIUM) {
+  console.log(
+    `docs page browser test SKIPPED: no Chromium at ${CHROMIUM_PATH} ` +
+      '(install Debian\'s "chromium" package, or set CHROMIUM_PATH).',
+  )
+}
+
+const SQLITE = DATABASES.find((target) => target.name === 'sqlite') as DatabaseTarget
+const SCREENSHOT = fileURLToPath(new URL('../../test-output/docs-page.png', import.meta.url))
+const BROWSER_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
+const ENDPOINTS = [
+  'GET /api/v1/todos',
+  'POST /api/v1/todos',
+  'GET /api/v1/todos/{todoId}',
+  'PUT /api/v1/todos/{todoId}',
+  'DELETE /api/v1/todos/{todoId}',
+  'GET /api/v1/members',
+  'POST /api/v1/members',
+  'GET /api/v1/members/{memberId}',
+  'PUT /api/v1/members/{memberId}',
+  'DELETE /api/v1/members/{memberId}',
+  'GET /health/live',
+  'GET /health/ready',
+]
+
+/** Swagger UI breaks long paths with zero-width spaces and <wbr>; the text without them. */
+const plainText = (text: string) => text.replace(/[\u200B\s]+/g, ' ').trim()
+
+/** `METHOD path` of every operation block the page renders. */
+function renderedOperations(page: Page): Promise<string[]> {
+  return page.$$eval('.swagger-ui .opblock', (blocks) =>
+    blocks.map((block) => {
+      const text = (selector: string) => block.querySelector(selector)?.textContent ?? ''
+      return `${text('.opblock-summary-method')} ${text('.opblock-summary-path')}`
+    }),
+  )
+}
+
+describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium on sqlite', () => {
+  const suite = serverPerSuite(SQLITE)
+  let userDataDir: string | undefined
+  let context: BrowserContext | undefined
+
+  beforeAll(async () => {
+    userDataDir = mkdtempSync(join(tmpdir(), 'docs-page-chromium-'))
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: BROWSER_ARGS,
+      viewport: { width: 1280, height: 900 },
+    })
+  }, 30_000)
+
+  afterAll(async () => {
+    await context?.close()
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true })
+  })
+
+  it('renders every endpoint and runs "Try it out" against the live server', async () => {
+    if (!context) throw new Error('Chromium did not start')
+    const { server } = suite
+    const created = await server.request('POST', '/api/v1/todos', {
+      body: { todoTitle: 'Seen from Swagger UI' },
+    })
+    expect(created.status).toBe(201)
+
+    const page = await context.newPage()
+    const pageErrors: string[] = []
+    page.on('pageerror', (error) => pageErrors.push(error.message))
+    try {
+      const opened = await page.goto(`${server.baseUrl}/api/docs`)
+      expect(opened?.status()).toBe(200)
+      expect(page.url().startsWith(`${server.baseUrl}/api/docs`)).toBe(true)
+      await page.locator('.swagger-ui .opblock').first().waitFor({ state: 'visible' })
+      await expect
+        .poll(() => page.locator('.swagger-ui .info .title').textContent())
+        .toMatch(/Todo and Member API/)
+
+      // Every endpoint is listed, with its method and path: each operation of the document.
+      const rendered = (await renderedOperations(page)).map(plainText)
+      expect(rendered).toEqual(expect.arrayContaining(ENDPOINTS))
+      const document = (await server.request('GET', '/api/v1/openapi.json')).body as {
+        paths: Record<string, Record<string, unknown>>
+      }
+      const documented = Object.entries(document.paths).flatMap(([path, item]) =>
+        Object.keys(item)
+          .filter((key) => HTTP_METHODS.includes(key))
+          .map((method) => `${method.toUpperCase()} ${path}`),
+      )
+      expect([...rendered].sort()).toEqual(documented.sort())
+      // ...and nothing of the documentation machinery.
+      expect(rendered.filter((operation) => /\/api\/(docs|v1\/openapi)/.test(operation))).toEqual(
+        [],
+      )
+
+      // Try it out: GET /api/v1/todos, executed by the page against the live server.
+      const block = page.locator('.opblock.opblock-get', {
+        has: page.locator('.opblock-summary-path[data-path="/api/v1/todos"]'),
+      })
+      await expect.poll(() => block.count()).toBe(1)
+      await block.locator('.opblock-summary').first().click()
+      const tryItOut = block.locator('button.try-out__btn', { hasText: 'Try it out' })
+      if (await tryItOut.isVisible()) await tryItOut.click()
+      const answered = page.waitForResponse(
+        (response) =>
+          response.url() === `${server.baseUrl}/api/v1/todos` &&
+          response.request().method() === 'GET',
+      )
+      await block.locator('button.execute').click()
+      const response = await answered
+      expect(response.status()).toBe(200)
+
+      const live = block.locator('.live-responses-table')
+      await live.waitFor({ state: 'visible' })
+      await expect
+        .poll(() => live.locator('.response .response-col_status').first().textContent())
+        .toMatch(/^\s*200\s*$/)
+      await expect
+        .poll(() => live.locator('.response .response-col_description').first().textContent())
+        .toContain('Seen from Swagger UI')
+
+      // The server logged the browser's request (found by the X-Track id it answered with).
+      const track = (await response.allHeaders())['x-track']
+      expect(track).toBeTruthy()
+      expect(server.logs).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            msg: 'request completed',
+            track,
+            method: 'GET',
+            route: '/api/v1/todos',
+            status: 200,
+          }),
+        ]),
+      )
+
+      mkdirSync(join(SCREENSHOT, '..'), { recursive: true })
+      await page.screenshot({ path: SCREENSHOT, fullPage: true })
+      expect(statSync(SCREENSHOT).size).toBeGreaterThan(0)
+      expect(pageErrors).toEqual([])
+    } finally {
+      await page.close()
+    }
+  }, 60_000)
+})

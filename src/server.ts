@@ -1,3 +1,4 @@
+import type { Logger } from 'pino'
 import { buildApp } from './app.js'
 import { type Config, ConfigError, describeSettings, loadConfig } from './config.js'
 
@@ -22,29 +23,44 @@ const app = await buildApp(config).catch((error: unknown) => {
   process.exit(1)
 })
 
+/** pino writes asynchronously: flush what is buffered before the process ends. */
+function exit(code: number): void {
+  // Fastify's logger type omits pino's flush; the instance is pino's.
+  ;(app.log as unknown as Logger).flush(() => process.exit(code))
+}
+
+/** How often idle keep-alive connections are closed while stopping. */
+const IDLE_SWEEP_MS = 50
+
 /**
  * SIGTERM/SIGINT: stop accepting connections, let requests in flight finish, close the
  * database, exit 0. If they take longer than SHUTDOWN_TIMEOUT, close anyway and exit 1.
  */
 function stop(signal: NodeJS.Signals): void {
   app.log.info({ signal }, 'stopping: finishing requests in flight')
+  // Fastify closes idle keep-alive connections once, when closing starts; a request that
+  // finishes afterwards leaves its connection idle, and closing would wait for the client.
+  const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS)
   const deadline = setTimeout(() => {
+    clearInterval(sweep)
     app.log.error(
       { timeoutMs: config.shutdownTimeoutMs },
       'requests still in flight; closing anyway',
     )
     app.server.closeAllConnections()
-    process.exit(1)
+    exit(1)
   }, config.shutdownTimeoutMs)
-  deadline.unref()
   app.close().then(
     () => {
+      clearInterval(sweep)
+      clearTimeout(deadline)
       app.log.info('stopped')
-      process.exit(0)
+      exit(0)
     },
     (error: unknown) => {
+      clearInterval(sweep)
       app.log.error({ err: error }, 'error while stopping')
-      process.exit(1)
+      exit(1)
     },
   )
 }

@@ -1,0 +1,172 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { type DatabaseConfig, SETTINGS } from '../../src/config.js'
+import { type HttpOptions, type HttpResponse, http } from './http.js'
+
+/**
+ * The real service as a child process (`node --import tsx src/server.ts`), configured
+ * only through the environment, as in production. Used where the process itself is
+ * under test: signals, exit codes, several instances on one database.
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const LISTENING = /^Server listening at (http:\/\/127\.0\.0\.1:(\d+))$/
+
+export interface ProcessExit {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+export interface ServerProcess {
+  readonly pid: number
+  readonly port: number
+  readonly baseUrl: string
+  /** Every line the process wrote to standard output so far (JSON log lines). */
+  readonly stdoutLines: string[]
+  readonly stderrLines: string[]
+  /** Settles when the process has exited. */
+  readonly exited: Promise<ProcessExit>
+  /** The `msg` of every JSON log line so far, in order. */
+  logMessages(): string[]
+  kill(signal?: NodeJS.Signals): void
+  request(method: string, path: string, options?: HttpOptions): Promise<HttpResponse>
+}
+
+/** DATABASE_URL naming the given database. */
+export function databaseUrlOf(config: DatabaseConfig): string {
+  return config.kind === 'sqlite' ? `sqlite:${config.file}` : config.url
+}
+
+const running = new Set<ChildProcess>()
+
+/** The environment without any of the service's settings a developer may have exported. */
+function cleanEnvironment(): NodeJS.ProcessEnv {
+  const env = { ...process.env }
+  for (const setting of Object.values(SETTINGS)) delete env[setting.name]
+  return env
+}
+
+function linesOf(stream: NodeJS.ReadableStream, lines: string[], onLine: () => void): void {
+  let rest = ''
+  stream.setEncoding('utf8')
+  stream.on('data', (chunk: string) => {
+    const parts = (rest + chunk).split('\n')
+    rest = parts.pop() ?? ''
+    for (const line of parts) if (line.trim() !== '') lines.push(line)
+    onLine()
+  })
+  stream.on('end', () => {
+    if (rest.trim() !== '') lines.push(rest)
+    rest = ''
+    onLine()
+  })
+}
+
+function messagesOf(lines: readonly string[]): string[] {
+  const messages: string[] = []
+  for (const line of lines) {
+    try {
+      const entry = JSON.parse(line) as { msg?: unknown }
+      if (typeof entry.msg === 'string') messages.push(entry.msg)
+    } catch {
+      // not a log line
+    }
+  }
+  return messages
+}
+
+/**
+ * Starts the server on a free loopback port with `database` and extra `settings`
+ * (environment variables), and resolves once it logs the address it listens at.
+ */
+export async function startServerProcess(
+  database: DatabaseConfig,
+  settings: Record<string, string> = {},
+  startTimeoutMs = 30_000,
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: {
+      ...cleanEnvironment(),
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATABASE_URL: databaseUrlOf(database),
+      LOG_LEVEL: 'info',
+      LOG_PRETTY: 'false',
+      ...settings,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  running.add(child)
+  const exited = new Promise<ProcessExit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      running.delete(child)
+      resolve({ code, signal })
+    })
+  })
+  const stdoutLines: string[] = []
+  const stderrLines: string[] = []
+
+  const port = await new Promise<number>((resolve, reject) => {
+    let settled = false
+    const timer = setTimeout(() => {
+      fail(new Error(`server did not start within ${startTimeoutMs} ms`))
+    }, startTimeoutMs)
+    function fail(error: Error): void {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      child.kill('SIGKILL')
+      reject(
+        new Error(
+          `${error.message}\nstdout:\n${stdoutLines.join('\n')}\nstderr:\n${stderrLines.join('\n')}`,
+        ),
+      )
+    }
+    const look = () => {
+      if (settled) return
+      for (const message of messagesOf(stdoutLines)) {
+        const match = LISTENING.exec(message)
+        if (match) {
+          settled = true
+          clearTimeout(timer)
+          resolve(Number(match[2]))
+          return
+        }
+      }
+    }
+    linesOf(child.stdout, stdoutLines, look)
+    linesOf(child.stderr, stderrLines, () => {})
+    child.once('error', fail)
+    exited.then(({ code, signal }) => fail(new Error(`server exited (${code ?? signal}) at start`)))
+  })
+  const baseUrl = `http://127.0.0.1:${port}`
+  return {
+    pid: child.pid as number,
+    port,
+    baseUrl,
+    stdoutLines,
+    stderrLines,
+    exited,
+    logMessages: () => messagesOf(stdoutLines),
+    kill: (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+    },
+    request: (method, path, options) => http(baseUrl, method, path, options),
+  }
+}
+
+/** Kills (SIGKILL) every server process a test left running and waits for them to exit. */
+export async function killLeftoverProcesses(): Promise<void> {
+  const leftovers = [...running]
+  await Promise.all(
+    leftovers.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve()
+          child.once('exit', () => resolve())
+          child.kill('SIGKILL')
+        }),
+    ),
+  )
+}

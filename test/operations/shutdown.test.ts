@@ -1,0 +1,315 @@
+import { Agent, type ClientRequest, request as httpRequest } from 'node:http'
+import { connect } from 'node:net'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
+import type { HttpResponse } from '../helpers/http.js'
+import {
+  killLeftoverProcesses,
+  type ServerProcess,
+  startServerProcess,
+} from '../helpers/process.js'
+
+/**
+ * Graceful shutdown of the real process (src/server.ts): SIGTERM/SIGINT stop accepting,
+ * let requests in flight finish, close the database and exit 0; SHUTDOWN_TIMEOUT bounds
+ * the wait (exit 1).
+ */
+
+const PROCESS_TEST = { timeout: 60_000 }
+const IN_FLIGHT = 12
+const STOPPING = 'stopping: finishing requests in flight'
+const STOPPED = 'stopped'
+const CLOSING_ANYWAY = 'requests still in flight; closing anyway'
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+interface StartedRequest {
+  /** Settles when the server has read the request head (it answered 100 Continue). */
+  readonly started: Promise<void>
+  /** Sends the body; settles once it is handed to the socket. */
+  sendBody(): Promise<void>
+  /** The answer; rejects when the connection fails. */
+  readonly response: Promise<HttpResponse>
+}
+
+/**
+ * POSTs `body` as JSON in two steps: the head first, with Expect: 100-continue, so the
+ * server's 100 Continue proves it has taken the request up (its connection is no longer
+ * idle); then the body, when the test says so. `agent` decides keep-alive.
+ */
+function startPost(
+  baseUrl: string,
+  path: string,
+  body: unknown,
+  agent: Agent | false,
+): StartedRequest {
+  const payload = JSON.stringify(body)
+  let req: ClientRequest | undefined
+  const response = new Promise<HttpResponse>((resolve, reject) => {
+    req = httpRequest(
+      new URL(path, baseUrl),
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          expect: '100-continue',
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8')
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            body: text === '' ? undefined : JSON.parse(text),
+          })
+        })
+        res.on('error', reject)
+      },
+    )
+    req.on('error', reject)
+    req.flushHeaders()
+  })
+  // Failures surface where the test awaits the response, not as unhandled rejections.
+  response.catch(() => {})
+  const request = req as ClientRequest
+  const started = new Promise<void>((resolve, reject) => {
+    request.once('continue', () => resolve())
+    response.then(
+      () => reject(new Error('answered before 100 Continue')),
+      (error: unknown) => reject(error),
+    )
+  })
+  started.catch(() => {})
+  return {
+    started,
+    sendBody: () =>
+      new Promise<void>((resolve) => {
+        request.once('finish', () => resolve())
+        request.end(payload)
+      }),
+    response,
+  }
+}
+
+/**
+ * Puts `count` member creates in flight: every head read by the server, then every body
+ * sent. Returns the requests and a function telling how many have been answered so far.
+ */
+async function membersInFlight(
+  server: ServerProcess,
+  emailPrefix: string,
+  count: number,
+  agent: Agent | false,
+) {
+  const requests = Array.from({ length: count }, (_, index) =>
+    startPost(server.baseUrl, '/api/v1/members', memberBody(emailPrefix, index), agent),
+  )
+  await Promise.all(requests.map(({ started }) => started))
+  let answered = 0
+  for (const { response } of requests) {
+    response.then(
+      () => {
+        answered += 1
+      },
+      () => {},
+    )
+  }
+  await Promise.all(requests.map((request) => request.sendBody()))
+  return { requests, answered: () => answered }
+}
+
+/** The error code of a new TCP connection to `port` (undefined when it connects). */
+function connectionError(port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port })
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(undefined)
+    })
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code))
+  })
+}
+
+/** The parsed JSON log lines whose msg is `msg`. */
+function logEntries(server: ServerProcess, msg: string): Record<string, unknown>[] {
+  return server.stdoutLines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((entry) => entry.msg === msg)
+}
+
+/** A valid member whose e-mail address is `${prefix}${index}@example.com`. */
+function memberBody(prefix: string, index: number) {
+  return {
+    firstName: 'Shut',
+    lastName: 'Down',
+    genderCode: '1',
+    dateOfBirth: '1990-01-01',
+    emailAddress: `${prefix}${index}@example.com`,
+    credential: { password: 'password-123' },
+  }
+}
+
+for (const target of DATABASES) {
+  describe.skipIf(!target.available)(`Graceful shutdown of the process on ${target.name}`, () => {
+    let database: IsolatedDatabase | undefined
+    const ready = (): IsolatedDatabase => {
+      if (database === undefined) throw new Error('the suite database is not created yet')
+      return database
+    }
+
+    beforeAll(async () => {
+      database = await target.create()
+    })
+    afterEach(async () => {
+      await killLeftoverProcesses()
+    })
+    afterAll(async () => {
+      await killLeftoverProcesses()
+      await database?.drop()
+    })
+
+    it(
+      `SIGTERM lets ${IN_FLIGHT} requests in flight finish (201 each), exits 0 and loses none`,
+      PROCESS_TEST,
+      async () => {
+        const server = await startServerProcess(ready().config)
+        // One connection per request, closed after its answer (keep-alive: the next test).
+        const { requests, answered } = await membersInFlight(server, 's', IN_FLIGHT, false)
+        const answeredBeforeSignal = answered()
+        server.kill('SIGTERM')
+
+        const responses = await Promise.all(requests.map(({ response }) => response))
+        const exit = await server.exited
+        // The signal really came while all of them were in flight.
+        expect(answeredBeforeSignal).toBe(0)
+        expect(responses.map(({ status }) => status)).toEqual(Array(IN_FLIGHT).fill(201))
+        expect(exit).toEqual({ code: 0, signal: null })
+
+        const messages = server.logMessages()
+        expect(messages).toContain(STOPPING)
+        expect(messages).toContain(STOPPED)
+        expect(messages).not.toContain(CLOSING_ANYWAY)
+        expect(logEntries(server, STOPPING).map(({ signal }) => signal)).toEqual(['SIGTERM'])
+        expect(messages.filter((message) => message === 'request completed')).toHaveLength(
+          IN_FLIGHT,
+        )
+
+        expect(await connectionError(server.port)).toBe('ECONNREFUSED')
+
+        // Nothing in flight was lost: a new process on the same database reads every member.
+        const next = await startServerProcess(ready().config)
+        const members = responses.map(
+          (response) => response.body as { memberId: string; emailAddress: string },
+        )
+        expect(members.map(({ emailAddress }) => emailAddress).sort()).toEqual(
+          Array.from({ length: IN_FLIGHT }, (_, index) => `s${index}@example.com`).sort(),
+        )
+        for (const member of members) {
+          const read = await next.request('GET', `/api/v1/members/${member.memberId}`)
+          expect(read.status).toBe(200)
+          expect(read.body).toEqual(member)
+        }
+        next.kill('SIGTERM')
+        expect(await next.exited).toEqual({ code: 0, signal: null })
+      },
+    )
+
+    it(
+      'SIGTERM does not wait for keep-alive clients to close connections whose requests finished',
+      PROCESS_TEST,
+      async () => {
+        const server = await startServerProcess(ready().config, { SHUTDOWN_TIMEOUT: '5000' })
+        // Like a proxy or load balancer: keeps idle connections open for reuse.
+        const agent = new Agent({ keepAlive: true })
+        try {
+          const { requests, answered } = await membersInFlight(server, 'k', 4, agent)
+          const answeredBeforeSignal = answered()
+          const signalled = Date.now()
+          server.kill('SIGTERM')
+
+          const responses = await Promise.all(requests.map(({ response }) => response))
+          const exit = await server.exited
+          expect(answeredBeforeSignal).toBe(0)
+          expect(responses.map(({ status }) => status)).toEqual([201, 201, 201, 201])
+          const messages = server.logMessages()
+          // Answered, the connections are idle: closing them must not wait for the client.
+          expect({
+            exit,
+            stopped: messages.includes(STOPPED),
+            closedAnyway: messages.includes(CLOSING_ANYWAY),
+          }).toEqual({ exit: { code: 0, signal: null }, stopped: true, closedAnyway: false })
+          expect(Date.now() - signalled).toBeLessThan(5_000)
+        } finally {
+          agent.destroy()
+        }
+      },
+    )
+
+    it('SIGINT stops an idle server the same way: exit 0 within 5 s', PROCESS_TEST, async () => {
+      const server = await startServerProcess(ready().config)
+      const signalled = Date.now()
+      server.kill('SIGINT')
+      const exit = await server.exited
+      expect(exit).toEqual({ code: 0, signal: null })
+      expect(Date.now() - signalled).toBeLessThan(5_000)
+      const messages = server.logMessages()
+      expect(messages).toContain(STOPPING)
+      expect(messages).toContain(STOPPED)
+      expect(logEntries(server, STOPPING).map(({ signal }) => signal)).toEqual(['SIGINT'])
+      expect(await connectionError(server.port)).toBe('ECONNREFUSED')
+    })
+
+    it(
+      'SHUTDOWN_TIMEOUT bounds the wait for a request that never completes: exit 1',
+      PROCESS_TEST,
+      async () => {
+        const server = await startServerProcess(ready().config, { SHUTDOWN_TIMEOUT: '200' })
+        const socket = connect({ host: '127.0.0.1', port: server.port })
+        await new Promise<void>((resolve, reject) => {
+          socket.once('connect', resolve)
+          socket.once('error', reject)
+        })
+        let received = ''
+        socket.setEncoding('utf8')
+        socket.on('data', (chunk: string) => {
+          received += chunk
+        })
+        socket.on('error', () => {})
+        const socketClosed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+        // The head and 24 of the 1000 body bytes announced: the server waits for the rest.
+        socket.write(
+          'POST /api/v1/todos HTTP/1.1\r\n' +
+            `Host: 127.0.0.1:${server.port}\r\n` +
+            'Content-Type: application/json\r\n' +
+            'Content-Length: 1000\r\n' +
+            '\r\n' +
+            '{"todoTitle":"never fini',
+        )
+        await pause(200)
+
+        const signalled = Date.now()
+        server.kill('SIGTERM')
+        const exit = await server.exited
+        const elapsed = Date.now() - signalled
+        expect(exit).toEqual({ code: 1, signal: null })
+        expect(elapsed).toBeGreaterThanOrEqual(190)
+        expect(elapsed).toBeLessThan(2_000)
+
+        const messages = server.logMessages()
+        expect(messages).toContain(STOPPING)
+        expect(messages).toContain(CLOSING_ANYWAY)
+        expect(messages).not.toContain(STOPPED)
+        expect(logEntries(server, CLOSING_ANYWAY).map(({ timeoutMs }) => timeoutMs)).toEqual([200])
+        // The unfinished request got no answer; its connection was closed.
+        await socketClosed
+        expect(received).toBe('')
+      },
+    )
+  })
+}

@@ -15,7 +15,7 @@ import {
 } from '../src/infra/db/create-database.js'
 import { KyselyMemberRepository } from '../src/infra/member/member-repository.js'
 
-const PREFIXES = ['J', 'Hiro', 'Kamo', 'Kamori']
+const PREFIXES = ['Benchmark', 'J', 'Hiro', 'Kamo']
 
 async function plan(database: Database, query: ExecutedQuery): Promise<string> {
   const analyze =

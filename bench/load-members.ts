@@ -86,10 +86,24 @@ const SYLLABLES = [
   'mi',
 ]
 
+/**
+ * The first SEARCH_COHORT members are named Benchmark1..100 in every dataset, so a search
+ * for `Benchmark` returns the same 100 members at 10,000 and at 1,000,000: the two sizes
+ * then compare how the search scales with the table, not with the result.
+ */
+export const SEARCH_COHORT = 100
+export const SEARCH_PREFIX = 'Benchmark'
+
+/** Spreads n over 0..2^32 (a multiplicative hash), so names do not follow insertion order. */
+function spread(n: number): number {
+  return Math.imul(n, 2654435761) >>> 0
+}
+
 /** A deterministic spread of last names: 16^4 distinct stems, capitalised. */
 function lastName(n: number): string {
+  if (n <= SEARCH_COHORT) return `${SEARCH_PREFIX}${n}`
   let stem = ''
-  for (let i = 0, rest = n; i < 4; i += 1, rest = Math.floor(rest / SYLLABLES.length)) {
+  for (let i = 0, rest = spread(n); i < 4; i += 1, rest = Math.floor(rest / SYLLABLES.length)) {
     stem += SYLLABLES[rest % SYLLABLES.length]
   }
   return stem.charAt(0).toUpperCase() + stem.slice(1)
@@ -131,8 +145,8 @@ export async function loadMembers(
           .values(
             numbers.map((n) => ({
               member_id: memberIdOf(n),
-              first_name: FIRST_NAMES[n % FIRST_NAMES.length] as string,
-              last_name: lastName(Math.floor(n / FIRST_NAMES.length)),
+              first_name: FIRST_NAMES[spread(n + 7) % FIRST_NAMES.length] as string,
+              last_name: lastName(n),
               gender_code: String(n % 3),
               date_of_birth: `19${50 + (n % 50)}-0${1 + (n % 9)}-1${n % 10}`,
               email_address: `member${n}@example.com`,

@@ -7,6 +7,7 @@ import {
   type LogEvent,
   PostgresDialect,
   SqliteAdapter,
+  type SqliteDatabase as SqliteDatabaseLike,
   SqliteDialect,
   sql,
 } from 'kysely'
@@ -74,6 +75,30 @@ class LockingSqliteDialect extends SqliteDialect {
   }
 }
 
+/** Statements kept prepared; the service issues a few dozen distinct SQL texts. */
+const STATEMENT_CACHE_SIZE = 256
+
+/**
+ * Kysely prepares every statement anew; preparing costs more than running a lookup
+ * by key. The service's SQL texts are few and fixed (values are always parameters),
+ * so each is prepared once and reused.
+ */
+function reusingStatements(database: SqliteDatabase.Database): SqliteDatabaseLike {
+  const statements = new Map<string, SqliteDatabase.Statement>()
+  return {
+    close: () => database.close(),
+    prepare: (text: string) => {
+      let statement = statements.get(text)
+      if (!statement) {
+        statement = database.prepare(text)
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear()
+        statements.set(text, statement)
+      }
+      return statement
+    },
+  }
+}
+
 function openSqlite(file: string): Opened {
   mkdirSync(dirname(file), { recursive: true })
   const database = new SqliteDatabase(file)
@@ -82,7 +107,10 @@ function openSqlite(file: string): Opened {
   database.pragma('synchronous = NORMAL')
   database.pragma('foreign_keys = ON')
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
-  return { dialect: new LockingSqliteDialect({ database }), poolStats: () => undefined }
+  return {
+    dialect: new LockingSqliteDialect({ database: reusingStatements(database) }),
+    poolStats: () => undefined,
+  }
 }
 
 const DATE_OID = 1082

@@ -57,7 +57,11 @@ async function load(
   pid?: number,
 ): Promise<Sample> {
   let peak = 0
-  const sampler = pid ? setInterval(() => (peak = Math.max(peak, rssMb(pid))), 100) : undefined
+  const sampler = pid
+    ? setInterval(() => {
+        peak = Math.max(peak, rssMb(pid))
+      }, 100)
+    : undefined
   const result = await autocannon({
     url,
     connections,
@@ -293,7 +297,10 @@ function scenariosFor(
         {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          setupRequest: (request) => ({ ...request, body: memberBody((sequence += 1)) }),
+          setupRequest: (request) => {
+            sequence += 1
+            return { ...request, body: memberBody(sequence) }
+          },
         },
         HASH_CONCURRENCY,
       ),

@@ -151,6 +151,10 @@ export const MemberSearchQuery = Type.Object({
 })
 
 /** 200 of the search: a page, or with unpaged=true a plain array. */
-export function memberSearchResponse(format: PageFormat) {
-  return Type.Union([pageSchema(MemberResource, format), Type.Array(MemberResource)])
+export function memberSearchResponses(format: PageFormat) {
+  const page = pageSchema(MemberResource, format)
+  const list = Type.Array(MemberResource)
+  // Plain JSON Schema objects for reply.compileSerializationSchema.
+  const plain = (schema: object) => schema as Record<string, unknown>
+  return { page: plain(page), list: plain(list), either: Type.Union([page, list]) }
 }

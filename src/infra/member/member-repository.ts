@@ -8,6 +8,7 @@ import type {
 } from '../../domain/member/model.js'
 import type { InsertOutcome, MemberRepository } from '../../domain/member/repository.js'
 import { toDate } from '../db/dialect.js'
+import { precompiled } from '../db/precompiled.js'
 import type { DatabaseSchema } from '../db/schema.js'
 import { UniqueViolationError } from '../db/translate-errors.js'
 import { prefixRange } from './prefix-range.js'
@@ -29,27 +30,29 @@ const SORT_COLUMNS: Readonly<Record<SortableProperty, `m.${keyof DatabaseSchema[
   lastModifiedAt: 'm.last_modified_at',
 }
 
+function withMemberColumns(query: MemberQuery) {
+  return query.select([
+    'm.member_id',
+    'm.first_name',
+    'm.last_name',
+    'm.gender_code',
+    'm.date_of_birth',
+    'm.email_address',
+    'm.telephone_number',
+    'm.zip_code',
+    'm.address',
+    'm.created_at',
+    'm.last_modified_at',
+    'm.version',
+    'c.sign_id',
+    'c.password_hash',
+    'c.password_last_changed_at',
+    'c.last_modified_at as credential_last_modified_at',
+  ])
+}
+
 function selectMembers(query: MemberQuery) {
-  return query
-    .select([
-      'm.member_id',
-      'm.first_name',
-      'm.last_name',
-      'm.gender_code',
-      'm.date_of_birth',
-      'm.email_address',
-      'm.telephone_number',
-      'm.zip_code',
-      'm.address',
-      'm.created_at',
-      'm.last_modified_at',
-      'm.version',
-      'c.sign_id',
-      'c.password_hash',
-      'c.password_last_changed_at',
-      'c.last_modified_at as credential_last_modified_at',
-    ])
-    .execute()
+  return withMemberColumns(query).execute()
 }
 
 function toMember(row: Row): Member {
@@ -101,7 +104,11 @@ function inSearchOrder(query: MemberQuery, search: MemberSearch): MemberQuery {
 }
 
 export class KyselyMemberRepository implements MemberRepository {
-  constructor(private readonly db: Kysely<DatabaseSchema>) {}
+  readonly #byId: (memberId: string) => Promise<Row[]>
+
+  constructor(private readonly db: Kysely<DatabaseSchema>) {
+    this.#byId = precompiled(db, withMemberColumns(this.members().where('m.member_id', '=', '')))
+  }
 
   private members(): MemberQuery {
     return this.db
@@ -126,7 +133,7 @@ export class KyselyMemberRepository implements MemberRepository {
   }
 
   async findById(memberId: string): Promise<Member | undefined> {
-    const [row] = await selectMembers(this.members().where('m.member_id', '=', memberId))
+    const [row] = await this.#byId(memberId)
     return row && toMember(row)
   }
 

@@ -2,6 +2,7 @@ import { type Kysely, type Selectable, sql } from 'kysely'
 import type { Todo } from '../../domain/todo/model.js'
 import type { TodoRepository } from '../../domain/todo/repository.js'
 import { toBoolean, toDate } from '../db/dialect.js'
+import { precompiled } from '../db/precompiled.js'
 import type { DatabaseSchema, TodoTable } from '../db/schema.js'
 
 function toTodo(row: Selectable<TodoTable>): Todo {
@@ -18,7 +19,11 @@ const TRUE = sql.lit(true)
 const FALSE = sql.lit(false)
 
 export class KyselyTodoRepository implements TodoRepository {
-  constructor(private readonly db: Kysely<DatabaseSchema>) {}
+  readonly #byId: (todoId: string) => Promise<Selectable<TodoTable>[]>
+
+  constructor(private readonly db: Kysely<DatabaseSchema>) {
+    this.#byId = precompiled(db, db.selectFrom('todo').selectAll().where('todo_id', '=', ''))
+  }
 
   async findAll(): Promise<Todo[]> {
     const rows = await this.db
@@ -31,11 +36,7 @@ export class KyselyTodoRepository implements TodoRepository {
   }
 
   async findById(todoId: string): Promise<Todo | undefined> {
-    const row = await this.db
-      .selectFrom('todo')
-      .selectAll()
-      .where('todo_id', '=', todoId)
-      .executeTakeFirst()
+    const [row] = await this.#byId(todoId)
     return row && toTodo(row)
   }
 

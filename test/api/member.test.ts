@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { ApiErrorBody } from '../../src/api/errors/api-error.js'
 import { DATABASES } from '../helpers/databases.js'
 import type { HttpOptions, HttpResponse } from '../helpers/http.js'
+import { MEMBER_KEYS, type MemberBody, updateBody } from '../helpers/members.js'
 import { type SuiteServer, serverPerSuite } from '../helpers/server.js'
 
 /**
@@ -19,20 +20,6 @@ const ITEM_ALLOW = 'GET, HEAD, PUT, DELETE, OPTIONS'
 /** A well-formed member id that no test creates. */
 const UNKNOWN_ID = 'ZZZZZZZZZZ'
 
-const MEMBER_KEYS = [
-  'memberId',
-  'firstName',
-  'lastName',
-  'genderCode',
-  'dateOfBirth',
-  'emailAddress',
-  'telephoneNumber',
-  'zipCode',
-  'address',
-  'credential',
-  'createdAt',
-  'lastModifiedAt',
-]
 const CREDENTIAL_KEYS = ['signId', 'passwordLastChangedAt', 'lastModifiedAt']
 const PAGE_KEYS = [
   'content',
@@ -50,21 +37,6 @@ const SORT_KEYS = ['direction', 'property', 'ignoreCase', 'nullHandling', 'ascen
 const SORT_PATTERN =
   '^(memberId|firstName|lastName|dateOfBirth|emailAddress|createdAt|lastModifiedAt)' +
   '(,([aA][sS][cC]|[dD][eE][sS][cC]))?$'
-
-interface MemberBody {
-  memberId: string
-  firstName: string
-  lastName: string
-  genderCode: string
-  dateOfBirth: string
-  emailAddress: string
-  telephoneNumber: string | null
-  zipCode: string | null
-  address: string | null
-  credential: { signId: string; passwordLastChangedAt: string; lastModifiedAt: string }
-  createdAt: string
-  lastModifiedAt: string
-}
 
 interface PageBody {
   content: MemberBody[]
@@ -104,22 +76,6 @@ function validMember(overrides: Fields = {}, credential: Fields = {}): Fields {
     address: 'Chiyoda, Tokyo',
     credential: { password: PASSWORD, ...credential },
     ...overrides,
-  }
-}
-
-/** A PUT body carrying the member's own profile, with `changes` on top. */
-function updateBody(member: MemberBody, changes: Fields = {}): Fields {
-  return {
-    memberId: member.memberId,
-    firstName: member.firstName,
-    lastName: member.lastName,
-    genderCode: member.genderCode,
-    dateOfBirth: member.dateOfBirth,
-    emailAddress: member.emailAddress,
-    telephoneNumber: member.telephoneNumber,
-    zipCode: member.zipCode,
-    address: member.address,
-    ...changes,
   }
 }
 

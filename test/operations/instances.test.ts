@@ -2,6 +2,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 import type { HttpOptions, HttpResponse } from '../helpers/http.js'
+import { type MemberBody, updateBody } from '../helpers/members.js'
 import {
   killLeftoverProcesses,
   type ServerProcess,
@@ -17,39 +18,11 @@ const PROCESS_TEST = { timeout: 60_000 }
 const PARALLEL_UPDATES = 40
 const CONFLICT = { code: 'e.ex.fw.8002', message: 'Conflict with other processing occurred.' }
 
-interface MemberBody {
-  memberId: string
-  firstName: string
-  lastName: string
-  genderCode: string
-  dateOfBirth: string
-  emailAddress: string
-  telephoneNumber: string | null
-  zipCode: string | null
-  address: string | null
-}
-
 interface TodoBody {
   todoId: string
   todoTitle: string
   finished: boolean
   createdAt: string
-}
-
-/** A PUT body carrying the member's own profile, with `changes` on top. */
-function updateBody(member: MemberBody, changes: Partial<MemberBody> = {}) {
-  return {
-    memberId: member.memberId,
-    firstName: member.firstName,
-    lastName: member.lastName,
-    genderCode: member.genderCode,
-    dateOfBirth: member.dateOfBirth,
-    emailAddress: member.emailAddress,
-    telephoneNumber: member.telephoneNumber,
-    zipCode: member.zipCode,
-    address: member.address,
-    ...changes,
-  }
 }
 
 const postgres = DATABASES.find(({ name }) => name === 'postgres')

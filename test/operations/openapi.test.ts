@@ -4,6 +4,7 @@ import ajvFormats from 'ajv-formats'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { DATABASES, type DatabaseTarget } from '../helpers/databases.js'
 import type { HttpOptions } from '../helpers/http.js'
+import { MEMBER_KEYS } from '../helpers/members.js'
 import { serverPerSuite } from '../helpers/server.js'
 
 /**
@@ -22,20 +23,6 @@ const SQLITE = DATABASES.find((target) => target.name === 'sqlite') as DatabaseT
 const BODY_LIMIT = 1024
 
 const TODO_KEYS = ['todoId', 'todoTitle', 'finished', 'createdAt']
-const MEMBER_KEYS = [
-  'memberId',
-  'firstName',
-  'lastName',
-  'genderCode',
-  'dateOfBirth',
-  'emailAddress',
-  'telephoneNumber',
-  'zipCode',
-  'address',
-  'credential',
-  'createdAt',
-  'lastModifiedAt',
-]
 
 interface Schema {
   readonly type?: unknown

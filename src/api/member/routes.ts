@@ -2,13 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { PageFormat } from '../../config.js'
 import type { MemberSearch, SortableProperty } from '../../domain/member/model.js'
 import type { MemberService } from '../../domain/member/service.js'
+import { registerOptionsRoutes } from '../common/options-routes.js'
 import { toPage } from '../common/page.js'
 import { errorResponses, noBody } from '../common/responses.js'
 import { parseSort } from '../common/sort.js'
 import type { Violation } from '../errors/problems.js'
 import { etagOf, ifMatchCondition, ifNoneMatchHits } from '../http/etag.js'
 import { locationOf } from '../http/location.js'
-import { allowedMethods, noContent, notModified } from '../http/replies.js'
+import { noContent, notModified } from '../http/replies.js'
 import { fieldOrder, withBodyViolations } from '../validation/violations.js'
 import { toMemberResource } from './mapper.js'
 import {
@@ -160,34 +161,12 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
     },
   )
 
-  app.options(
-    '/members',
-    {
-      schema: {
-        tags,
-        summary: 'The methods of the collection, in Allow.',
-        response: { 200: noBody('Allow lists the methods.'), ...errorResponses(400, 413, 415) },
-      },
-    },
-    async (request, reply) => allowedMethods(request, reply),
-  )
-
-  app.options(
-    '/members/:memberId',
-    {
-      schema: {
-        tags,
-        summary: 'The methods of an existing member, in Allow.',
-        params: MemberPath,
-        response: {
-          200: noBody('Allow lists the methods.'),
-          ...errorResponses(400, 404, 413, 415),
-        },
-      },
-    },
-    async (request, reply) => {
-      await service.get(request.params.memberId)
-      return allowedMethods(request, reply)
-    },
-  )
+  registerOptionsRoutes(app, {
+    collection: '/members',
+    idParam: 'memberId',
+    params: MemberPath,
+    tags,
+    noun: 'member',
+    exists: (id) => service.get(id),
+  })
 }

@@ -2,10 +2,11 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import { Type } from 'typebox'
 import { todoVersion } from '../../domain/todo/model.js'
 import type { TodoService } from '../../domain/todo/service.js'
+import { registerOptionsRoutes } from '../common/options-routes.js'
 import { errorResponses, noBody } from '../common/responses.js'
 import { etagOf, ifMatchCondition, ifNoneMatchHits } from '../http/etag.js'
 import { locationOf } from '../http/location.js'
-import { allowedMethods, noContent, notModified } from '../http/replies.js'
+import { noContent, notModified } from '../http/replies.js'
 import { ignoreBodies } from '../http/request-body.js'
 import { toTodoResource } from './mapper.js'
 import { TodoCreateBody, TodoPath, TodoResource } from './schemas.js'
@@ -113,34 +114,12 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
     },
   )
 
-  app.options(
-    '/todos',
-    {
-      schema: {
-        tags,
-        summary: 'The methods of the collection, in Allow.',
-        response: { 200: noBody('Allow lists the methods.'), ...errorResponses(400, 413, 415) },
-      },
-    },
-    async (request, reply) => allowedMethods(request, reply),
-  )
-
-  app.options(
-    '/todos/:todoId',
-    {
-      schema: {
-        tags,
-        summary: 'The methods of an existing Todo, in Allow.',
-        params: TodoPath,
-        response: {
-          200: noBody('Allow lists the methods.'),
-          ...errorResponses(400, 404, 413, 415),
-        },
-      },
-    },
-    async (request, reply) => {
-      await service.get(request.params.todoId)
-      return allowedMethods(request, reply)
-    },
-  )
+  registerOptionsRoutes(app, {
+    collection: '/todos',
+    idParam: 'todoId',
+    params: TodoPath,
+    tags,
+    noun: 'Todo',
+    exists: (id) => service.get(id),
+  })
 }

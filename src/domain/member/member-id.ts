@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
-export const MEMBER_ID_LENGTH = 10
+const MEMBER_ID_LENGTH = 10
 /** Bytes at or above this would make `byte % 62` favour some characters. */
 const UNBIASED_LIMIT = 256 - (256 % ALPHABET.length)
 

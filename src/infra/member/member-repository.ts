@@ -2,6 +2,7 @@ import type { ExpressionBuilder, Kysely, SelectQueryBuilder } from 'kysely'
 import type {
   Member,
   MemberPage,
+  MemberProfile,
   MemberSearch,
   PageRequest,
   SortableProperty,
@@ -78,6 +79,20 @@ function toMember(row: Row): Member {
   }
 }
 
+/** The columns of the fields a client writes (insert) and overwrites (update). */
+function profileColumns(profile: MemberProfile) {
+  return {
+    first_name: profile.firstName,
+    last_name: profile.lastName,
+    gender_code: profile.genderCode,
+    date_of_birth: profile.dateOfBirth,
+    email_address: profile.emailAddress,
+    telephone_number: profile.telephoneNumber,
+    zip_code: profile.zipCode,
+    address: profile.address,
+  }
+}
+
 /** First or last name in the prefix's range (see prefix-range.ts). */
 function nameStartsWith(prefix: string) {
   const { from, below } = prefixRange(prefix)
@@ -144,14 +159,7 @@ export class KyselyMemberRepository implements MemberRepository {
           .insertInto('member')
           .values({
             member_id: member.memberId,
-            first_name: member.firstName,
-            last_name: member.lastName,
-            gender_code: member.genderCode,
-            date_of_birth: member.dateOfBirth,
-            email_address: member.emailAddress,
-            telephone_number: member.telephoneNumber,
-            zip_code: member.zipCode,
-            address: member.address,
+            ...profileColumns(member),
             created_at: member.createdAt.toISOString(),
             last_modified_at: member.lastModifiedAt.toISOString(),
             version: member.version,
@@ -182,14 +190,7 @@ export class KyselyMemberRepository implements MemberRepository {
     const result = await this.db
       .updateTable('member')
       .set({
-        first_name: member.firstName,
-        last_name: member.lastName,
-        gender_code: member.genderCode,
-        date_of_birth: member.dateOfBirth,
-        email_address: member.emailAddress,
-        telephone_number: member.telephoneNumber,
-        zip_code: member.zipCode,
-        address: member.address,
+        ...profileColumns(member),
         last_modified_at: member.lastModifiedAt.toISOString(),
         version: member.version,
       })

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs'
+import SerializerSelector from '@fastify/fast-json-stringify-compiler'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { DestinationStream } from 'pino'
 import { v7 as uuidv7 } from 'uuid'
+import { DeferredCompilation } from './api/common/deferred-compilation.js'
 import { errorHandlingOptions, handleErrors } from './api/error-handler.js'
 import { healthRoutes } from './api/health/routes.js'
 import { answerUnmatchedRequests } from './api/http/allowed-methods.js'
@@ -60,6 +62,8 @@ export async function buildApp(
   config: Config,
   options: BuildOptions = {},
 ): Promise<FastifyInstance> {
+  const compilation = new DeferredCompilation()
+  const fastJsonStringify = SerializerSelector()
   const app = Fastify({
     logger: loggerOptions(config, options),
     genReqId: trackIdOf,
@@ -69,10 +73,26 @@ export async function buildApp(
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Requests that arrive while stopping are still served; new connections are refused.
     return503OnClosing: false,
+    schemaController: {
+      compilersFactory: {
+        buildSerializer: (externalSchemas, options) =>
+          compilation.defer(fastJsonStringify(externalSchemas, options)),
+      },
+    },
     ...errorHandlingOptions,
   })
 
-  app.setValidatorCompiler(validatorCompiler)
+  app.setValidatorCompiler(compilation.defer(validatorCompiler))
+  app.addHook('onListen', (done) => {
+    compilation
+      .compileRemaining()
+      .catch((error: unknown) => app.log.error({ err: error }, 'a route schema does not compile'))
+    done()
+  })
+  app.addHook('onClose', (_instance, done) => {
+    compilation.stop()
+    done()
+  })
   handleErrors(app)
   applyRootConventions(app)
   answerUnmatchedRequests(app, MAX_PARAM_LENGTH)

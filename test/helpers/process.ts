@@ -75,6 +75,15 @@ function messagesOf(lines: readonly string[]): string[] {
   return messages
 }
 
+/** How the process runs the service: the TypeScript sources, or the bundle `npm start` runs. */
+export const FROM_SOURCE = ['--import', 'tsx', 'src/server.ts'] as const
+export const FROM_BUILD = ['dist/server.js'] as const
+
+export interface StartOptions {
+  readonly entry?: readonly string[]
+  readonly startTimeoutMs?: number
+}
+
 /**
  * Starts the server on a free loopback port with `database` and extra `settings`
  * (environment variables), and resolves once it logs the address it listens at.
@@ -82,9 +91,9 @@ function messagesOf(lines: readonly string[]): string[] {
 export async function startServerProcess(
   database: DatabaseConfig,
   settings: Record<string, string> = {},
-  startTimeoutMs = 30_000,
+  { entry = FROM_SOURCE, startTimeoutMs = 30_000 }: StartOptions = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [...entry], {
     cwd: ROOT,
     env: {
       ...cleanEnvironment(),

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import SqliteDatabase from 'better-sqlite3'
+import type SqliteDatabase from 'better-sqlite3'
 import {
   type Dialect,
   Kysely,
@@ -11,7 +11,7 @@ import {
   SqliteDialect,
   sql,
 } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import type { DatabaseConfig } from '../../config.js'
 import { type DialectProfile, POSTGRES, SQLITE } from './dialect.js'
 import { migrateToLatest } from './migrate.js'
@@ -99,7 +99,9 @@ function reusingStatements(database: SqliteDatabase.Database): SqliteDatabaseLik
   }
 }
 
-function openSqlite(file: string): Opened {
+// Each driver is loaded only when configured: the other one would only slow the start.
+async function openSqlite(file: string): Promise<Opened> {
+  const { default: SqliteDatabase } = await import('better-sqlite3')
   mkdirSync(dirname(file), { recursive: true })
   const database = new SqliteDatabase(file)
   database.pragma('journal_mode = WAL')
@@ -116,15 +118,18 @@ function openSqlite(file: string): Opened {
 const DATE_OID = 1082
 
 /** A PostgreSQL `date` stays the `yyyy-MM-dd` text it is, instead of a local-midnight Date. */
-function typeParser(oid: number, format?: 'text' | 'binary') {
-  if (oid === DATE_OID) return (value: string) => value
-  return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid)
+function typeParser(types: typeof pg.types) {
+  return (oid: number, format?: 'text' | 'binary') => {
+    if (oid === DATE_OID) return (value: string) => value
+    return format === 'binary' ? types.getTypeParser(oid, 'binary') : types.getTypeParser(oid)
+  }
 }
 
-function openPostgres(url: string, poolMax: number, events: DatabaseEvents): Opened {
+async function openPostgres(url: string, poolMax: number, events: DatabaseEvents): Promise<Opened> {
+  const { default: pg } = await import('pg')
   const pool = new pg.Pool({
     connectionString: url,
-    types: { getTypeParser: typeParser },
+    types: { getTypeParser: typeParser(pg.types) },
     max: poolMax,
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
@@ -149,8 +154,8 @@ export async function createDatabase(
   const profile = config.kind === 'sqlite' ? SQLITE : POSTGRES
   const { dialect, poolStats } =
     config.kind === 'sqlite'
-      ? openSqlite(config.file)
-      : openPostgres(config.url, config.poolMax, events)
+      ? await openSqlite(config.file)
+      : await openPostgres(config.url, config.poolMax, events)
   const { onQuery } = events
   const db = new Kysely<DatabaseSchema>({
     dialect: translatingErrors(dialect, profile),

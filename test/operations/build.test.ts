@@ -1,0 +1,72 @@
+import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
+import {
+  FROM_BUILD,
+  killLeftoverProcesses,
+  type ServerProcess,
+  startServerProcess,
+} from '../helpers/process.js'
+
+/**
+ * `npm start` runs a bundle (scripts/build.mjs), not the sources the other suites run.
+ * Its externals (native drivers, the argon2 addon, the docs page's files) and its lazily
+ * loaded driver must all still be found: one request through each, on each database.
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const PROCESS_TEST = { timeout: 60_000 }
+
+describe('The production build', () => {
+  beforeAll(() => {
+    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'pipe' })
+  }, PROCESS_TEST.timeout)
+  afterAll(() => killLeftoverProcesses())
+
+  for (const target of DATABASES) {
+    describe.skipIf(!target.available)(`on ${target.name}`, () => {
+      let database: IsolatedDatabase | undefined
+      let server: ServerProcess | undefined
+      beforeAll(async () => {
+        database = await target.create()
+        server = await startServerProcess(database.config, {}, { entry: FROM_BUILD })
+      }, PROCESS_TEST.timeout)
+      afterAll(async () => {
+        server?.kill('SIGTERM')
+        await server?.exited
+        await database?.drop()
+      })
+      const running = () => {
+        if (!server) throw new Error('not started')
+        return server
+      }
+
+      it('serves Todos, creates a Member (argon2 addon) and serves the docs page', async () => {
+        const todo = await running().request('POST', '/api/v1/todos', {
+          body: { todoTitle: 'Built' },
+        })
+        expect(todo.status).toBe(201)
+        const member = await running().request('POST', '/api/v1/members', {
+          body: {
+            firstName: 'Built',
+            lastName: 'Bundle',
+            genderCode: '1',
+            dateOfBirth: '1990-01-01',
+            emailAddress: 'built@example.com',
+            credential: { password: 'built-password' },
+          },
+        })
+        expect(member.status).toBe(201)
+        const docs = await running().request('GET', '/api/docs/', { headers: { accept: '*/*' } })
+        expect(docs.status).toBe(200)
+        expect(docs.text).toContain('swagger-ui')
+      })
+
+      it('stops on SIGTERM with exit code 0', async () => {
+        running().kill('SIGTERM')
+        expect(await running().exited).toEqual({ code: 0, signal: null })
+      })
+    })
+  }
+})

@@ -414,6 +414,11 @@ async function main(): Promise<void> {
     { SQLITE_FILE: (sqliteSmall.config as { file: string }).file },
     `/todos/${sqliteSmall.todoId}`,
   )
+  const fastifyLookup = await start(
+    'bench/references/fastify-sqlite-lookup.mjs',
+    { SQLITE_FILE: (sqliteSmall.config as { file: string }).file },
+    `/todos/${sqliteSmall.todoId}`,
+  )
   const ready = (data: Dataset) => `/api/v1/todos/${data.todoId}`
   const sqliteSmallService = await service(sqliteSmall.config, ready(sqliteSmall))
   const sqliteLargeService = await service(sqliteLarge.config, ready(sqliteLarge))
@@ -424,6 +429,12 @@ async function main(): Promise<void> {
       reference: 'bare node:http ceiling',
       measureReference: () => load(`${ceiling.base}/`),
       measureOurs: () => load(`${lookup.base}/todos/${sqliteSmall.todoId}`),
+    },
+    {
+      name: 'GET one Todo, bare Fastify + better-sqlite3, logging on (for scale)',
+      reference: 'bare node:http ceiling',
+      measureReference: () => load(`${ceiling.base}/`),
+      measureOurs: () => load(`${fastifyLookup.base}/todos/${sqliteSmall.todoId}`),
     },
     ...scenariosFor('SQLite', sqliteSmall, sqliteSmallService, sqliteLargeService, ceiling),
   ]

@@ -15,6 +15,10 @@ import {
   ResourceNotFoundError,
   ResultLimitExceededError,
 } from '../domain/common/errors.js'
+import {
+  IdempotencyKeyInFlightError,
+  IdempotencyKeyReusedError,
+} from '../domain/idempotency/service.js'
 import type { ApiErrorBody } from './errors/api-error.js'
 import { ApiProblem, PROBLEMS, type Problem } from './errors/problems.js'
 import { JSON_CONTENT_TYPE } from './http/media-types.js'
@@ -36,6 +40,8 @@ const DOMAIN_STATUS: ReadonlyArray<
   [OptimisticLockError, 409],
   [PreconditionFailedError, 412],
   [DataAccessError, 500],
+  [IdempotencyKeyReusedError, 422],
+  [IdempotencyKeyInFlightError, 409],
 ]
 
 /** Fastify's own request errors, by their code. */

@@ -90,7 +90,11 @@ describe.skipIf(!postgres?.available)('Two server processes on one postgres sche
         const { rows } = await client.query<{ name: string }>(
           'select name from kysely_migration order by name',
         )
-        expect(rows.map(({ name }) => name)).toEqual(['0001-create-todo', '0002-create-member'])
+        expect(rows.map(({ name }) => name)).toEqual([
+          '0001-create-todo',
+          '0002-create-member',
+          '0003-create-idempotency-key',
+        ])
       } finally {
         await client.end()
       }

@@ -40,7 +40,19 @@ export interface MemberCredentialTable {
   last_modified_at: Timestamp
 }
 
+export interface IdempotencyKeyTable {
+  idempotency_key: string
+  /** SHA-256 of method, path and body, hex. */
+  request_hash: string
+  created_at: Timestamp
+  status_code: number | null
+  response_body: string | null
+  location: string | null
+  etag: string | null
+}
+
 export interface DatabaseSchema {
+  idempotency_key: IdempotencyKeyTable
   todo: TodoTable
   member: MemberTable
   member_credential: MemberCredentialTable

@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { StoredOutcome } from '../../domain/idempotency/model.js'
+import type { IdempotencyService } from '../../domain/idempotency/service.js'
+import { ApiProblem, PROBLEMS } from '../errors/problems.js'
+
+/** 1 to 255 visible ASCII characters (decisions §7). */
+const KEY = /^[\x21-\x7e]{1,255}$/
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The Idempotency-Key this request holds while it is processed. */
+    idempotency: { readonly key: string; readonly claimedAt: Date } | null
+  }
+}
+
+/** Method, path (with query) and body: what makes two requests "the same request". */
+function fingerprint(request: FastifyRequest): string {
+  return createHash('sha256')
+    .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
+    .digest('hex')
+}
+
+function headerText(reply: FastifyReply, name: string): string | null {
+  const value = reply.getHeader(name)
+  return value === undefined ? null : String(value)
+}
+
+function replay(reply: FastifyReply, outcome: StoredOutcome): FastifyReply {
+  reply.code(outcome.status).header('idempotent-replayed', 'true')
+  if (outcome.location !== null) reply.header('location', outcome.location)
+  if (outcome.etag !== null) reply.header('etag', outcome.etag)
+  // Already JSON: sent as stored, not serialized again.
+  return reply.send(outcome.body)
+}
+
+/**
+ * POST requests with an Idempotency-Key header. Checked once the request is known to be
+ * valid, so a rejected request holds no key; the outcome is stored before it is sent,
+ * so a retry arriving right after the answer already finds it. A failure on our side
+ * (5xx) frees the key: the retry it invites is processed anew.
+ */
+export function honourIdempotencyKeys(context: FastifyInstance, service: IdempotencyService): void {
+  context.decorateRequest('idempotency', null)
+
+  context.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST') return
+    const key = request.headers['idempotency-key']
+    if (key === undefined) return
+    if (typeof key !== 'string' || !KEY.test(key)) {
+      throw new ApiProblem(PROBLEMS.parameterTypeMismatch)
+    }
+    const admission = await service.admit(key, fingerprint(request))
+    if (admission.kind === 'replay') return replay(reply, admission.outcome)
+    request.idempotency = { key, claimedAt: admission.claimedAt }
+  })
+
+  context.addHook('onSend', async (request, reply, payload) => {
+    const held = request.idempotency
+    if (held === null) return payload
+    request.idempotency = null
+    try {
+      if (reply.statusCode >= 500) {
+        await service.release(held.key, held.claimedAt)
+      } else {
+        await service.complete(held.key, held.claimedAt, {
+          status: reply.statusCode,
+          body: typeof payload === 'string' ? payload : '',
+          location: headerText(reply, 'location'),
+          etag: headerText(reply, 'etag'),
+        })
+      }
+    } catch (error) {
+      // The answer stands; the key stays "being processed" until its lease runs out.
+      request.log.warn({ err: error }, 'could not store the idempotency outcome')
+    }
+    return payload
+  })
+}

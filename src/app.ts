@@ -9,6 +9,7 @@ import { healthRoutes } from './api/health/routes.js'
 import { answerUnmatchedRequests } from './api/http/allowed-methods.js'
 import { applyJsonConventions, applyRootConventions, trackIdOf } from './api/http/conventions.js'
 import { allowBrowserOrigins } from './api/http/cors.js'
+import { honourIdempotencyKeys } from './api/http/idempotency.js'
 import { RequestLog } from './api/http/request-log.js'
 import { memberRoutes } from './api/member/routes.js'
 import { describeApi, serveDocsPage, serveOpenApi } from './api/openapi.js'
@@ -16,11 +17,13 @@ import { serveMetrics } from './api/operations/metrics.js'
 import { todoRoutes } from './api/todo/routes.js'
 import { validatorCompiler } from './api/validation/compiler.js'
 import type { Config, TrustProxy } from './config.js'
+import { IdempotencyService } from './domain/idempotency/service.js'
 import { newMemberId } from './domain/member/member-id.js'
 import { hashPassword } from './domain/member/password.js'
 import { MemberService } from './domain/member/service.js'
 import { TodoService } from './domain/todo/service.js'
 import { createDatabase, type ExecutedQuery } from './infra/db/create-database.js'
+import { KyselyIdempotencyRepository } from './infra/idempotency/idempotency-repository.js'
 import { KyselyMemberRepository } from './infra/member/member-repository.js'
 import { KyselyTodoRepository } from './infra/todo/todo-repository.js'
 
@@ -42,6 +45,26 @@ function trustProxyOption(trust: TrustProxy) {
  * bounded by Node's header size limit.
  */
 const MAX_PARAM_LENGTH = 16 * 1024
+
+const PURGE_INTERVAL_MS = 60 * 60 * 1000
+
+/** Expired Idempotency-Keys are deleted once the server listens, then hourly. */
+function purgeExpiredKeysRegularly(app: FastifyInstance, service: IdempotencyService): void {
+  const purge = () => {
+    service
+      .purgeExpired()
+      .catch((error: unknown) => app.log.warn({ err: error }, 'could not purge idempotency keys'))
+  }
+  const timer = setInterval(purge, PURGE_INTERVAL_MS).unref()
+  app.addHook('onListen', (done) => {
+    purge()
+    done()
+  })
+  app.addHook('onClose', (_instance, done) => {
+    clearInterval(timer)
+    done()
+  })
+}
 
 export interface BuildOptions {
   /** Where log lines go (standard output when absent). */
@@ -69,6 +92,13 @@ export async function buildApp(
     genReqId: trackIdOf,
     logController: new RequestLog(),
     bodyLimit: config.bodyLimit,
+    // A client sending slowly (slowloris) cannot hold a connection past these.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      // Node checks both only this often (30 s by default).
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(config.headersTimeoutMs / 2)),
+    },
     trustProxy: trustProxyOption(config.trustProxy),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Requests that arrive while stopping are still served; new connections are refused.
@@ -100,6 +130,7 @@ export async function buildApp(
   await describeApi(app, VERSION)
 
   const database = await createDatabase(config.database, {
+    timeoutMs: config.databaseTimeoutMs,
     onConnectionError: (error) => app.log.warn({ err: error }, 'database connection failed'),
     ...(config.logLevel === 'trace' && {
       // Parameters stay out of the log: they carry password hashes and personal data.
@@ -121,9 +152,16 @@ export async function buildApp(
     hashPassword,
   })
 
+  const idempotency = new IdempotencyService({
+    repository: new KyselyIdempotencyRepository(database.db),
+    now: () => new Date(),
+  })
+  purgeExpiredKeysRegularly(app, idempotency)
+
   await app.register(
     async (api) => {
       applyJsonConventions(api)
+      honourIdempotencyKeys(api, idempotency)
       await api.register(todoRoutes, { service: todoService })
       await api.register(memberRoutes, { service: memberService, pageFormat: config.pageFormat })
       serveOpenApi(api)

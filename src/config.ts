@@ -29,6 +29,11 @@ export interface Config {
   readonly logPretty: boolean
   readonly shutdownTimeoutMs: number
   readonly readyTimeoutMs: number
+  /** Longest a database operation may take (connecting, waiting for a lock, a statement). */
+  readonly databaseTimeoutMs: number
+  /** Longest a client may take to send a whole request, and its headers. */
+  readonly requestTimeoutMs: number
+  readonly headersTimeoutMs: number
   /** Origins allowed to call the API from a browser; empty: CORS off. */
   readonly corsOrigins: readonly string[]
 }
@@ -157,6 +162,13 @@ export const SETTINGS = {
     description: 'Most PostgreSQL connections one instance opens.',
     parse: integer(1, 1000),
   },
+  databaseTimeoutMs: {
+    name: 'DB_TIMEOUT',
+    default: '1500',
+    description:
+      'Milliseconds a database operation may take (connect, wait for a lock, run); past it the request answers 500 e.ex.fw.9002.',
+    parse: integer(100, 600_000),
+  },
   logLevel: {
     name: 'LOG_LEVEL',
     default: 'info',
@@ -205,6 +217,20 @@ export const SETTINGS = {
       'On SIGTERM/SIGINT, milliseconds to let requests in flight finish before closing anyway (exit 1).',
     parse: integer(0, 600_000),
   },
+  requestTimeoutMs: {
+    name: 'REQUEST_TIMEOUT',
+    default: '30000',
+    description:
+      'Milliseconds a client may take to send a whole request; a slower one gets 408 and is disconnected.',
+    parse: integer(1000, 3_600_000),
+  },
+  headersTimeoutMs: {
+    name: 'HEADERS_TIMEOUT',
+    default: '10000',
+    description:
+      'Milliseconds a client may take to send the request line and headers (at most REQUEST_TIMEOUT).',
+    parse: integer(100, 3_600_000),
+  },
   readyTimeoutMs: {
     name: 'READY_TIMEOUT',
     default: '1000',
@@ -236,6 +262,7 @@ function read<T>(setting: Setting<T>, env: Env): T {
 export function loadConfig(env: Env = process.env): Config {
   const database = read(SETTINGS.database, env)
   const poolMax = read(SETTINGS.dbPoolMax, env)
+  const requestTimeoutMs = read(SETTINGS.requestTimeoutMs, env)
   return Object.freeze({
     host: read(SETTINGS.host, env),
     port: read(SETTINGS.port, env),
@@ -247,6 +274,10 @@ export function loadConfig(env: Env = process.env): Config {
     logPretty: read(SETTINGS.logPretty, env),
     shutdownTimeoutMs: read(SETTINGS.shutdownTimeoutMs, env),
     readyTimeoutMs: read(SETTINGS.readyTimeoutMs, env),
+    databaseTimeoutMs: read(SETTINGS.databaseTimeoutMs, env),
+    requestTimeoutMs,
+    // Node refuses a headers timeout longer than the request timeout.
+    headersTimeoutMs: Math.min(read(SETTINGS.headersTimeoutMs, env), requestTimeoutMs),
     corsOrigins: read(SETTINGS.corsOrigins, env),
   })
 }

@@ -15,6 +15,9 @@ describe('configuration', () => {
       logPretty: false,
       shutdownTimeoutMs: 10_000,
       readyTimeoutMs: 1000,
+      databaseTimeoutMs: 1500,
+      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 10_000,
       corsOrigins: [],
     })
   })
@@ -33,6 +36,9 @@ describe('configuration', () => {
         LOG_PRETTY: 'true',
         SHUTDOWN_TIMEOUT: '2500',
         READY_TIMEOUT: '300',
+        DB_TIMEOUT: '800',
+        REQUEST_TIMEOUT: '20000',
+        HEADERS_TIMEOUT: '5000',
         CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
       }),
     ).toEqual({
@@ -46,6 +52,9 @@ describe('configuration', () => {
       logPretty: true,
       shutdownTimeoutMs: 2500,
       readyTimeoutMs: 300,
+      databaseTimeoutMs: 800,
+      requestTimeoutMs: 20_000,
+      headersTimeoutMs: 5000,
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
     })
     expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database).toEqual({
@@ -54,6 +63,10 @@ describe('configuration', () => {
     })
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true)
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2)
+    // Node refuses a headers timeout beyond the request timeout.
+    expect(loadConfig({ REQUEST_TIMEOUT: '2000', HEADERS_TIMEOUT: '9000' }).headersTimeoutMs).toBe(
+      2000,
+    )
   })
 
   it.each([
@@ -72,6 +85,9 @@ describe('configuration', () => {
     ['LOG_PRETTY', 'yes'],
     ['SHUTDOWN_TIMEOUT', '-5'],
     ['READY_TIMEOUT', '0'],
+    ['DB_TIMEOUT', '50'],
+    ['REQUEST_TIMEOUT', 'soon'],
+    ['HEADERS_TIMEOUT', '0'],
     ['CORS_ORIGINS', 'https://app.example.com/path'],
     ['CORS_ORIGINS', 'not a url'],
   ])('rejects %s=%s with a message naming the variable', (name, value) => {
@@ -111,6 +127,9 @@ describe('configuration', () => {
       'LOG_PRETTY',
       'SHUTDOWN_TIMEOUT',
       'READY_TIMEOUT',
+      'DB_TIMEOUT',
+      'REQUEST_TIMEOUT',
+      'HEADERS_TIMEOUT',
       'CORS_ORIGINS',
     ]) {
       expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'))

@@ -42,13 +42,22 @@ export interface DatabaseEvents {
   onQuery?: (query: ExecutedQuery) => void
 }
 
+export interface DatabaseOptions extends DatabaseEvents {
+  /**
+   * Longest a database operation may take: connecting, waiting for a connection or a
+   * lock, running a statement. An outage then fails requests quickly instead of
+   * holding them.
+   */
+  timeoutMs?: number
+}
+
+const DEFAULT_TIMEOUT_MS = 1500
+
 export interface ExecutedQuery {
   readonly sql: string
   readonly parameters: readonly unknown[]
   readonly durationMs: number
 }
-
-const SQLITE_BUSY_TIMEOUT_MS = 5000
 
 interface Opened {
   readonly dialect: Dialect
@@ -100,7 +109,7 @@ function reusingStatements(database: SqliteDatabase.Database): SqliteDatabaseLik
 }
 
 // Each driver is loaded only when configured: the other one would only slow the start.
-async function openSqlite(file: string): Promise<Opened> {
+async function openSqlite(file: string, timeoutMs: number): Promise<Opened> {
   const { default: SqliteDatabase } = await import('better-sqlite3')
   mkdirSync(dirname(file), { recursive: true })
   const database = new SqliteDatabase(file)
@@ -108,7 +117,8 @@ async function openSqlite(file: string): Promise<Opened> {
   // NORMAL is durable against process crashes in WAL mode; only an OS crash may lose the last commits.
   database.pragma('synchronous = NORMAL')
   database.pragma('foreign_keys = ON')
-  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
+  // How long a write waits for another process's lock on the file.
+  database.pragma(`busy_timeout = ${timeoutMs}`)
   return {
     dialect: new LockingSqliteDialect({ database: reusingStatements(database) }),
     poolStats: () => undefined,
@@ -125,13 +135,24 @@ function typeParser(types: typeof pg.types) {
   }
 }
 
-async function openPostgres(url: string, poolMax: number, events: DatabaseEvents): Promise<Opened> {
+async function openPostgres(
+  url: string,
+  poolMax: number,
+  timeoutMs: number,
+  events: DatabaseEvents,
+): Promise<Opened> {
   const { default: pg } = await import('pg')
   const pool = new pg.Pool({
     connectionString: url,
     types: { getTypeParser: typeParser(pg.types) },
     max: poolMax,
-    connectionTimeoutMillis: 5000,
+    // Connecting, or waiting for a free connection.
+    connectionTimeoutMillis: timeoutMs,
+    // The server cancels a statement past it; the client gives up on one whose answer
+    // does not come (a dead network), a little later.
+    statement_timeout: timeoutMs,
+    query_timeout: timeoutMs + 250,
+    keepAlive: true,
     idleTimeoutMillis: 30_000,
   })
   // A connection that dies (server restart, network cut) emits 'error' on its client. The
@@ -149,13 +170,14 @@ async function openPostgres(url: string, poolMax: number, events: DatabaseEvents
 /** Opens the configured database and brings its schema to the latest migration. */
 export async function createDatabase(
   config: DatabaseConfig,
-  events: DatabaseEvents = {},
+  options: DatabaseOptions = {},
 ): Promise<Database> {
+  const { timeoutMs = DEFAULT_TIMEOUT_MS, ...events } = options
   const profile = config.kind === 'sqlite' ? SQLITE : POSTGRES
   const { dialect, poolStats } =
     config.kind === 'sqlite'
-      ? await openSqlite(config.file)
-      : await openPostgres(config.url, config.poolMax, events)
+      ? await openSqlite(config.file, timeoutMs)
+      : await openPostgres(config.url, config.poolMax, timeoutMs, events)
   const { onQuery } = events
   const db = new Kysely<DatabaseSchema>({
     dialect: translatingErrors(dialect, profile),

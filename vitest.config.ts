@@ -1,8 +1,13 @@
 import { defineConfig } from 'vitest/config'
 
+/**
+ * `npm test`: every suite but the long chaos runs (fuzzing at volume, crashes, outages),
+ * which `npm run test:chaos` runs with vitest.chaos.config.ts; CI runs both.
+ */
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: ['test/chaos/**', '**/node_modules/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,

@@ -6,9 +6,14 @@ import { connect, createServer, type Server, type Socket } from 'node:net'
  */
 export interface TcpProxy {
   readonly port: number
-  /** Drops every open connection and refuses new ones. */
+  /** Drops every open connection and refuses new ones (a stopped server). */
   cut(): Promise<void>
-  /** Accepts connections again, on the same port. */
+  /**
+   * Keeps every connection open but forwards nothing either way, and accepts new ones
+   * without connecting them (a network that stops answering): only timeouts notice.
+   */
+  stall(): void
+  /** Forwards again: after `cut`, on the same port; after `stall`, the held bytes too. */
   restore(): Promise<void>
   close(): Promise<void>
 }
@@ -17,21 +22,21 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   const sockets = new Set<Socket>()
   let server: Server | undefined
   let port = 0
+  let stalled = false
+  const held: Array<() => void> = []
 
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       server = createServer((client) => {
-        const upstream = connect(targetPort, targetHost)
-        for (const socket of [client, upstream]) {
-          sockets.add(socket)
-          socket.on('close', () => sockets.delete(socket))
-          socket.on('error', () => {
-            client.destroy()
-            upstream.destroy()
-          })
+        if (stalled) {
+          sockets.add(client)
+          client.pause()
+          client.on('close', () => sockets.delete(client))
+          client.on('error', () => client.destroy())
+          held.push(() => bridge(client))
+          return
         }
-        client.pipe(upstream)
-        upstream.pipe(client)
+        bridge(client)
       })
       server.once('error', reject)
       server.listen(port, '127.0.0.1', () => {
@@ -40,6 +45,21 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         resolve()
       })
     })
+
+  function bridge(client: Socket): void {
+    const upstream = connect(targetPort, targetHost)
+    for (const socket of [client, upstream]) {
+      sockets.add(socket)
+      socket.on('close', () => sockets.delete(socket))
+      socket.on('error', () => {
+        client.destroy()
+        upstream.destroy()
+      })
+    }
+    client.pipe(upstream)
+    upstream.pipe(client)
+    client.resume()
+  }
 
   const stop = () =>
     new Promise<void>((resolve) => {
@@ -56,7 +76,18 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       return port
     },
     cut: stop,
-    restore: listen,
+    stall: () => {
+      stalled = true
+      for (const socket of sockets) socket.pause()
+    },
+    restore: async () => {
+      if (stalled) {
+        stalled = false
+        for (const socket of sockets) socket.resume()
+        for (const connect of held.splice(0)) connect()
+      }
+      if (!server) await listen()
+    },
     close: stop,
   }
 }

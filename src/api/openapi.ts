@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { ApiErrorSchema } from './common/responses.js'
+import { IDEMPOTENCY_KEY_PARAMETER } from './http/idempotency.js'
 import { KEYWORD } from './validation/keywords.js'
 
 export const OPENAPI_PATH = '/api/v1/openapi.json'
@@ -33,13 +34,26 @@ export async function describeApi(app: FastifyInstance, version: string): Promis
     },
     exposeHeadRoutes: true,
     transformObject: (document) =>
-      defaultsAreOptional(
-        'openapiObject' in document ? document.openapiObject : document.swaggerObject,
+      withIdempotencyKeys(
+        defaultsAreOptional(
+          'openapiObject' in document ? document.openapiObject : document.swaggerObject,
+        ),
       ),
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`),
     },
   })
+}
+
+/** Every POST takes an optional Idempotency-Key header. */
+function withIdempotencyKeys<T>(document: T): T {
+  const paths = (document as { paths?: Record<string, Record<string, { parameters?: unknown[] }>> })
+    .paths
+  for (const operations of Object.values(paths ?? {})) {
+    const post = operations.post
+    if (post) post.parameters = [...(post.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER]
+  }
+  return document
 }
 
 /** A field with a default may be omitted, unless NotNull/NotEmpty forbid the null it defaults to. */

@@ -29,10 +29,11 @@ const ERRORS = {
   400: 'Malformed or invalid request (e.ex.fw.7001 to 7006); details name each violated rule.',
   404: 'No such resource (e.ex.fw.5001, e.ex.td.5001, e.ex.mm.5001).',
   406: 'The Accept header admits no application/json (e.ex.fw.6002).',
-  409: 'A business rule (e.ex.td.8001, e.ex.mm.8001) or a concurrent change (e.ex.fw.8002).',
+  409: 'A business rule (e.ex.td.8001, e.ex.mm.8001), a concurrent change (e.ex.fw.8002), or a request with the same Idempotency-Key still being processed (e.ex.fw.8003).',
   412: 'If-Match names another version of the resource (e.ex.fw.8002).',
   413: 'The body is larger than the limit (e.ex.fw.7007).',
   415: 'The body is not application/json (e.ex.fw.6003).',
+  422: 'The Idempotency-Key was first used with another request (e.ex.fw.7008).',
   500: 'System error (e.ex.fw.9001, e.ex.fw.9002): the cause is logged, never answered.',
 } as const
 

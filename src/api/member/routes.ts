@@ -79,7 +79,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
         tags,
         summary: 'Create a member with its credential (Location and ETag headers name it).',
         body: MemberCreateBody,
-        response: { 201: MemberResource, ...errorResponses(400, 409, 413, 415) },
+        response: { 201: MemberResource, ...errorResponses(400, 409, 413, 415, 422) },
       },
     },
     async (request, reply) => {

@@ -40,7 +40,7 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
         tags,
         summary: 'Create an open Todo (Location and ETag headers name it).',
         body: TodoCreateBody,
-        response: { 201: TodoResource, ...errorResponses(400, 413, 415) },
+        response: { 201: TodoResource, ...errorResponses(400, 409, 413, 415, 422) },
       },
     },
     async (request, reply) => {

@@ -1,11 +1,10 @@
 import {
   BusinessRuleError,
   OptimisticLockError,
-  PreconditionFailedError,
   ResourceNotFoundError,
   ResultLimitExceededError,
 } from '../common/errors.js'
-import type { VersionCondition } from '../common/version.js'
+import { type VersionCondition, writeWhilePreconditionHolds } from '../common/version.js'
 import type {
   Member,
   MemberPage,
@@ -104,18 +103,29 @@ export class MemberService {
     profile: MemberProfile,
     condition?: VersionCondition,
   ): Promise<Member> {
-    const current = await this.get(memberId)
-    if (condition && !condition.matches(current.version)) throw new PreconditionFailedError()
-    const updated: Member = {
+    const updatedFrom = (current: Member): Member => ({
       ...current,
       ...profileOf(profile),
       lastModifiedAt: this.#now(),
       version: current.version + 1,
+    })
+    if (condition) {
+      return writeWhilePreconditionHolds(
+        condition,
+        () => this.get(memberId),
+        (member) => member.version,
+        async (current) => {
+          const updated = updatedFrom(current)
+          return (await this.#repository.update(updated, current.version)) ? updated : undefined
+        },
+      )
     }
+    const current = await this.get(memberId)
+    const updated = updatedFrom(current)
     if (await this.#repository.update(updated, current.version)) return updated
     // Another request changed or deleted the member after our read.
     await this.get(memberId)
-    throw condition ? new PreconditionFailedError() : new OptimisticLockError()
+    throw new OptimisticLockError()
   }
 
   async delete(memberId: string, condition?: VersionCondition): Promise<void> {
@@ -125,10 +135,12 @@ export class MemberService {
       }
       return
     }
-    const current = await this.get(memberId)
-    if (!condition.matches(current.version)) throw new PreconditionFailedError()
-    if (await this.#repository.delete(memberId, current.version)) return
-    await this.get(memberId)
-    throw new PreconditionFailedError()
+    await writeWhilePreconditionHolds(
+      condition,
+      () => this.get(memberId),
+      (member) => member.version,
+      async (current) =>
+        (await this.#repository.delete(memberId, current.version)) ? true : undefined,
+    )
   }
 }

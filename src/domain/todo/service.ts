@@ -3,7 +3,7 @@ import {
   PreconditionFailedError,
   ResourceNotFoundError,
 } from '../common/errors.js'
-import type { VersionCondition } from '../common/version.js'
+import { type VersionCondition, writeWhilePreconditionHolds } from '../common/version.js'
 import { type NewTodo, type Todo, todoVersion } from './model.js'
 import type { TodoRepository } from './repository.js'
 
@@ -68,12 +68,13 @@ export class TodoService {
       }
       return
     }
-    const current = await this.get(todoId)
-    checkVersion(current, condition)
-    if (await this.#repository.delete(todoId, current.finished)) return
-    // The Todo changed or vanished after our read.
-    await this.get(todoId)
-    throw new PreconditionFailedError()
+    await writeWhilePreconditionHolds(
+      condition,
+      () => this.get(todoId),
+      todoVersion,
+      async (current) =>
+        (await this.#repository.delete(todoId, current.finished)) ? true : undefined,
+    )
   }
 }
 

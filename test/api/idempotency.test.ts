@@ -29,7 +29,10 @@ const BAD_HEADER = {
 
 let sequence = 0
 /** A key no other test uses. */
-const newKey = () => `key-${RUN}-${(sequence += 1)}`
+function newKey(): string {
+  sequence += 1
+  return `key-${RUN}-${sequence}`
+}
 
 function member(emailAddress: string, signId: string | null = null) {
   return {
@@ -147,18 +150,19 @@ for (const target of DATABASES) {
         expect(counts[409]).toBeGreaterThanOrEqual(1)
         const original = created.find(({ headers }) => headers['idempotent-replayed'] !== 'true')
         expect(original).toBeDefined()
-        for (const response of created) expect(response.text).toBe(original?.text)
+        if (original === undefined) throw new Error('no original answer')
+        for (const response of created) expect(response.text).toBe(original.text)
         for (const response of responses.filter(({ status }) => status === 409)) {
           expect(response.body).toEqual(IN_FLIGHT)
         }
-        const memberId = (original?.body as { memberId: string }).memberId
+        const memberId = (original.body as { memberId: string }).memberId
         const sameEmail = (await membersNamed()).filter((found) => found.memberId === memberId)
         expect(sameEmail).toHaveLength(1)
 
         // Once the first has finished, the retry gets its outcome.
         const retry = await call('POST', '/members', withKey(key, body))
         expect(retry.status).toBe(201)
-        expect(retry.text).toBe(original?.text)
+        expect(retry.text).toBe(original.text)
       },
     )
 

@@ -64,7 +64,8 @@ describe.skipIf(!POSTGRES_TARGET.available)('A database outage under load on pos
       let lastLocation: string | undefined
       while (running) {
         const started = Date.now()
-        const title = `Load ${loop}-${(sequence += 1)}`
+        sequence += 1
+        const title = `Load ${loop}-${sequence}`
         let response: HttpResponse
         if (lastLocation && sequence % 2 === 0) {
           response = await ready().server.request('GET', new URL(lastLocation).pathname)

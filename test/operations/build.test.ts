@@ -18,23 +18,28 @@ import {
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const PROCESS_TEST = { timeout: 60_000 }
 
-describe('The production build', () => {
-  beforeAll(() => {
-    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'pipe' })
-  }, PROCESS_TEST.timeout)
-  afterAll(() => killLeftoverProcesses())
+let built = false
+/** `npm run build`, once for every database. */
+function buildOnce(): void {
+  if (built) return
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'pipe' })
+  built = true
+}
 
+describe('The production build', () => {
   for (const target of DATABASES) {
     describe.skipIf(!target.available)(`on ${target.name}`, () => {
       let database: IsolatedDatabase | undefined
       let server: ServerProcess | undefined
       beforeAll(async () => {
+        buildOnce()
         database = await target.create()
         server = await startServerProcess(database.config, {}, { entry: FROM_BUILD })
       }, PROCESS_TEST.timeout)
       afterAll(async () => {
         server?.kill('SIGTERM')
         await server?.exited
+        await killLeftoverProcesses()
         await database?.drop()
       })
       const running = () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
@@ -16,7 +17,15 @@ import {
 
 const PROCESS_TEST = { timeout: 60_000 }
 const PARALLEL_UPDATES = 40
+const PARALLEL_CREATES = 16
+const RACE_ROUNDS = 6
+const RUN = randomBytes(3).toString('hex')
 const CONFLICT = { code: 'e.ex.fw.8002', message: 'Conflict with other processing occurred.' }
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const MEMBER_NOT_FOUND = (memberId: string) => ({
+  code: 'e.ex.mm.5001',
+  message: `Specified member not found. member id : ${memberId}`,
+})
 
 interface TodoBody {
   todoId: string
@@ -223,6 +232,106 @@ describe.skipIf(!postgres?.available)('Two server processes on one postgres sche
         ...todo,
         finished: true,
       })
+    },
+  )
+
+  it(
+    `lets exactly one of ${PARALLEL_CREATES} parallel creates with one sign id, split between A and B, win`,
+    PROCESS_TEST,
+    async () => {
+      const { a, b } = ready()
+      const signId = `split.${RUN}@example.com`
+      const firstName = `Split${RUN}`
+      const responses = await Promise.all(
+        Array.from({ length: PARALLEL_CREATES }, (_, index) =>
+          call(index % 2 === 0 ? a : b, 'POST', '/members', {
+            body: {
+              firstName,
+              lastName: 'Twin',
+              genderCode: '0',
+              dateOfBirth: '1979-12-31',
+              emailAddress: `split${index}.${RUN}@example.com`,
+              credential: { signId, password: 'password-123' },
+            },
+          }),
+        ),
+      )
+      const statuses = responses.map(({ status }) => status)
+      expect(statuses.filter((status) => status === 201)).toHaveLength(1)
+      for (const response of responses.filter(({ status }) => status !== 201)) {
+        expect({ status: response.status, body: response.body }).toEqual({
+          status: 409,
+          body: {
+            code: 'e.ex.mm.8001',
+            message: `Cannot use specified sign id. sign id : ${signId}`,
+          },
+        })
+      }
+      const winner = responses.find(({ status }) => status === 201)?.body as MemberBody
+      expect(winner.credential.signId).toBe(signId)
+      for (const server of [a, b]) {
+        expectMember(await call(server, 'GET', `/members/${winner.memberId}`), '"1"', winner)
+        const search = await call(server, 'GET', `/members?name=${firstName}&unpaged=true`)
+        expect({ status: search.status, body: search.body }).toEqual({
+          status: 200,
+          body: [winner],
+        })
+      }
+    },
+  )
+
+  it(
+    `an update through A racing a delete through B: never a 5xx, then gone on both (${RACE_ROUNDS} rounds)`,
+    PROCESS_TEST,
+    async () => {
+      const { database, a, b } = ready()
+      if (database.config.kind !== 'postgres') throw new Error('expected PostgreSQL')
+      const client = new pg.Client({ connectionString: database.config.url })
+      await client.connect()
+      try {
+        for (let round = 0; round < RACE_ROUNDS; round += 1) {
+          const member = await createMember(a, `Race${round}`)
+          const path = `/members/${member.memberId}`
+          const context = `round ${round}`
+          const [put, del] = await Promise.all([
+            call(a, 'PUT', path, { body: updateBody(member, { firstName: `Upd${round}` }) }),
+            // The delete is the quicker request: hold it back a little in later rounds.
+            pause(round % 4).then(() => call(b, 'DELETE', path)),
+          ])
+          expect([200, 404, 409], `${context}: PUT ${put.text}`).toContain(put.status)
+          if (put.status === 200) {
+            expect(put.body, context).toEqual({
+              ...member,
+              firstName: `Upd${round}`,
+              lastModifiedAt: (put.body as MemberBody).lastModifiedAt,
+            })
+          } else {
+            expect(put.body, context).toEqual(
+              put.status === 404 ? MEMBER_NOT_FOUND(member.memberId) : CONFLICT,
+            )
+          }
+          expect({ status: del.status, body: del.body }, context).toEqual({
+            status: 204,
+            body: undefined,
+          })
+          for (const server of [a, b]) {
+            const gone = await call(server, 'GET', path)
+            expect({ status: gone.status, body: gone.body }, context).toEqual({
+              status: 404,
+              body: MEMBER_NOT_FOUND(member.memberId),
+            })
+          }
+          // No half-deleted member: neither its row nor its credential's remains.
+          const { rows } = await client.query<{ members: string; credentials: string }>(
+            'select (select count(*) from member where member_id = $1) as members, ' +
+              '(select count(*) from member_credential where member_id = $1) as credentials',
+            [member.memberId],
+          )
+          expect(rows, context).toEqual([{ members: '0', credentials: '0' }])
+        }
+      } finally {
+        await client.end()
+      }
     },
   )
 })

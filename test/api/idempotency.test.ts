@@ -131,6 +131,29 @@ for (const target of DATABASES) {
       expect(await todoCount()).toBe(before)
     })
 
+    it('keeps no trace of the password: it is left out of the stored fingerprint', async () => {
+      const body = member(`secret.${RUN}@example.com`)
+      const key = newKey()
+      const first = await call('POST', '/members', withKey(key, body))
+      expect(first.status).toBe(201)
+      // A fast hash over the password would be a cheap oracle for guessing it: the
+      // password is not part of "the same request", so this is a retry, not 422.
+      const otherPassword = {
+        ...body,
+        credential: { ...body.credential, password: 'Other-Pa55word' },
+      }
+      const retry = await call('POST', '/members', withKey(key, otherPassword))
+      expect(retry.status).toBe(201)
+      expect(retry.text).toBe(first.text)
+
+      const rows = await suite.database.query<Record<string, unknown>>(
+        `select * from idempotency_key where idempotency_key = '${key}'`,
+      )
+      expect(rows).toHaveLength(1)
+      expect(JSON.stringify(rows)).not.toContain(body.credential.password)
+      expect(JSON.stringify(rows)).not.toContain('$argon2')
+    })
+
     it(
       `lets ${PARALLEL_DUPLICATES} concurrent duplicates create exactly one member`,
       CONCURRENT,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import type {
   FastifyError,
@@ -164,7 +165,8 @@ function answerBrokenRequest(error: Error & { code?: string }, socket: Socket): 
   const { status, reason, code } = (error.code && BROKEN_REQUESTS[error.code]) || BAD_REQUEST
   const body = JSON.stringify({ code, message: message('en', code) })
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\n` +
+    // The request's own X-Track was never parsed: the answer carries a new one.
+    `HTTP/1.1 ${status} ${reason}\r\nX-Track: ${randomUUID()}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   )
 }

@@ -14,6 +14,8 @@ export interface IsolatedDatabase {
   readonly config: DatabaseConfig
   /** Runs SQL against the same database, outside the service (to break or inspect it). */
   exec(sql: string): Promise<void>
+  /** The rows of one query against the same database, outside the service. */
+  query<Row = Record<string, unknown>>(sql: string): Promise<Row[]>
   drop(): Promise<void>
 }
 
@@ -39,6 +41,15 @@ async function createSqlite(): Promise<IsolatedDatabase> {
         db.close()
       }
     },
+    query: async <Row>(sql: string) => {
+      const { default: Sqlite } = await import('better-sqlite3')
+      const db = new Sqlite(file, { readonly: true, fileMustExist: true })
+      try {
+        return db.prepare(sql).all() as Row[]
+      } finally {
+        db.close()
+      }
+    },
     drop: async () => rmSync(dir, { recursive: true, force: true }),
   }
 }
@@ -56,6 +67,10 @@ async function createPostgres(): Promise<IsolatedDatabase> {
     exec: async (sql) => {
       await admin.query(`set search_path to ${schema}`)
       await admin.query(sql)
+    },
+    query: async <Row>(sql: string) => {
+      await admin.query(`set search_path to ${schema}`)
+      return (await admin.query(sql)).rows as Row[]
     },
     drop: async () => {
       await admin.query(`drop schema if exists ${schema} cascade`)

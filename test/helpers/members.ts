@@ -48,3 +48,34 @@ export function updateBody(
     ...changes,
   }
 }
+
+/**
+ * Passwords that suites send to the service, which no response and no log line may ever
+ * contain. Global setup scans every log line the run captured (test/helpers/log-scan.ts)
+ * for these and for `$argon2`. A suite that sends another distinctive password should
+ * list it here (short, common words such as 'short' are left out: they occur in logs
+ * innocently).
+ */
+export const TEST_PASSWORDS: readonly string[] = [
+  // test/api/security.test.ts
+  'Canary-Created-7f3Q',
+  'Canary-Second-9xKw',
+  'Canary-Invalid-2bRt',
+  'Canary-Updated-4mZp',
+  'Canary-Replayed-6hY',
+  'Canary-Broken-8vNc',
+  // the other suites
+  'Pa55word-Secret',
+  'NewPassw0rd',
+  'Retry-Pa55word',
+  'Parallel-Pa55',
+  'Racing-Pa55',
+  'Crash-Pa55word',
+  'fuzz-password',
+  'correct-horse',
+  'built-password',
+  'password-123',
+]
+
+/** Passwords built at run time (member.test.ts: `Zq9!${RUN}-Secret`). */
+export const TEST_PASSWORD_PATTERNS: readonly RegExp[] = [/Zq9!\w+-Secret/]

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { type DatabaseConfig, SETTINGS } from '../../src/config.js'
 import { type HttpOptions, type HttpResponse, http } from './http.js'
+import { type LogSink, openLogSink } from './log-scan.js'
 
 /**
  * The real service as a child process (`node --import tsx src/server.ts`), configured
@@ -46,17 +47,28 @@ function cleanEnvironment(): NodeJS.ProcessEnv {
   return env
 }
 
-function linesOf(stream: NodeJS.ReadableStream, lines: string[], onLine: () => void): void {
+/** Collects the stream's non-empty lines into `lines`, and copies each to `sink` if given. */
+function linesOf(
+  stream: NodeJS.ReadableStream,
+  lines: string[],
+  onLine: () => void,
+  sink?: LogSink,
+): void {
   let rest = ''
+  const add = (line: string) => {
+    if (line.trim() === '') return
+    lines.push(line)
+    sink?.write(`${line}\n`)
+  }
   stream.setEncoding('utf8')
   stream.on('data', (chunk: string) => {
     const parts = (rest + chunk).split('\n')
     rest = parts.pop() ?? ''
-    for (const line of parts) if (line.trim() !== '') lines.push(line)
+    for (const line of parts) add(line)
     onLine()
   })
   stream.on('end', () => {
-    if (rest.trim() !== '') lines.push(rest)
+    add(rest)
     rest = ''
     onLine()
   })
@@ -144,8 +156,9 @@ export async function startServerProcess(
         }
       }
     }
-    linesOf(child.stdout, stdoutLines, look)
-    linesOf(child.stderr, stderrLines, () => {})
+    // Both also go to the run's log directory, which global teardown scans.
+    linesOf(child.stdout, stdoutLines, look, openLogSink())
+    linesOf(child.stderr, stderrLines, () => {}, openLogSink('stderr.txt'))
     child.once('error', fail)
     exited.then(({ code, signal }) => fail(new Error(`server exited (${code ?? signal}) at start`)))
   })

@@ -6,6 +6,7 @@ import type { DatabaseConfig } from '../../src/config.js'
 import { type Config, loadConfig } from '../../src/config.js'
 import type { DatabaseTarget, IsolatedDatabase } from './databases.js'
 import { type HttpOptions, type HttpResponse, http } from './http.js'
+import { openLogSink } from './log-scan.js'
 
 /** A real server on a free loopback port, built by the production factory. */
 export interface TestServer {
@@ -26,9 +27,13 @@ export async function startServer(
     database,
   }
   const logs: Record<string, unknown>[] = []
+  // Every line also goes to the run's log directory, which global teardown scans.
+  const sink = openLogSink()
   const logStream = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) {
+      const text = chunk.toString('utf8')
+      sink?.write(text.endsWith('\n') ? text : `${text}\n`)
+      for (const line of text.split('\n')) {
         if (line.trim() !== '') logs.push(JSON.parse(line) as Record<string, unknown>)
       }
       done()

@@ -1,0 +1,951 @@
+import { randomBytes } from 'node:crypto'
+import { connect } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import { describe, expect, it } from 'vitest'
+import { DATABASES } from '../helpers/databases.js'
+import type { HttpOptions, HttpResponse } from '../helpers/http.js'
+import { type MemberBody, TEST_PASSWORDS, updateBody } from '../helpers/members.js'
+import { type SuiteServer, serverPerSuite } from '../helpers/server.js'
+
+/**
+ * What an attacker, or a careless log reader, could get out of the service, over real
+ * HTTP on every database: no cookie (decisions §7), no cause in a 500 (spec Errors rule 2,
+ * decisions §2), bounded headers and bodies, slow clients cut off (REQUEST_TIMEOUT,
+ * HEADERS_TIMEOUT), SQL and LIKE metacharacters taken literally (decisions §6), and no
+ * password or password hash in any response or log line (decisions §5).
+ */
+
+const JSON_TYPE = 'application/json;charset=UTF-8'
+const TODOS = '/api/v1/todos'
+const MEMBERS = '/api/v1/members'
+const METHODS = ['GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'DELETE'] as const
+const UNKNOWN_TODO_ID = '00000000-0000-7000-8000-000000000000'
+const UNKNOWN_MEMBER_ID = 'ZZZZZZZZZZ'
+
+/** The headers of a plain JSON answer; a 500 carries no other. */
+const PLAIN_HEADERS = [
+  'connection',
+  'content-length',
+  'content-type',
+  'date',
+  'keep-alive',
+  'x-track',
+]
+const SYSTEM_ERROR = { code: 'e.ex.fw.9002', message: 'System error occurred.' }
+const SYSTEM_ERROR_JA = { code: 'e.ex.fw.9002', message: 'システムエラーが発生しました。' }
+const BODY_TOO_LARGE = { code: 'e.ex.fw.7007', message: 'Request body too large.' }
+const REQUEST_TIMEOUT = { code: 'e.ex.fw.7003', message: 'Request body format error occurred.' }
+const HEADER_TOO_LARGE = {
+  code: 'e.ex.fw.7006',
+  message: 'Type mismatch error occurred in request parameter or header or path variable.',
+}
+
+/** The passwords this file sends (all in TEST_PASSWORDS, which the run-wide log scan uses). */
+const PASSWORDS = {
+  created: 'Canary-Created-7f3Q',
+  second: 'Canary-Second-9xKw',
+  invalid: 'Canary-Invalid-2bRt',
+  updated: 'Canary-Updated-4mZp',
+  replayed: 'Canary-Replayed-6hY',
+  broken: 'Canary-Broken-8vNc',
+} as const
+/** What may appear in no response and no log line. */
+const SECRETS = [...Object.values(PASSWORDS), '$argon2']
+
+/** SQL and LIKE metacharacters, and classic injections. */
+const INJECTIONS = ['%', '_', '\\', "'", '"', "'; drop table member; --", "%' or '1'='1"]
+/** Injections of exactly 10 characters: valid member ids as far as their length goes. */
+const TEN_CHAR_INJECTIONS = [
+  '%%%%%%%%%%',
+  '__________',
+  '\\'.repeat(10),
+  "'; drop --",
+  "%'or'1'='1",
+  '"; drop --',
+]
+
+// ---- requests -------------------------------------------------------------------------
+
+const RUN = randomBytes(3).toString('hex')
+let sequence = 0
+
+type Fields = Record<string, unknown>
+
+/** A POST body that passes every Create rule, with `profile` and `credential` changes on top. */
+function newMember(profile: Fields = {}, credential: Fields = {}): Fields {
+  sequence += 1
+  return {
+    firstName: 'Sec',
+    lastName: 'Urity',
+    genderCode: '2',
+    dateOfBirth: '1985-05-05',
+    emailAddress: `security${sequence}.${RUN}@example.com`,
+    credential: { password: PASSWORDS.created, ...credential },
+    ...profile,
+  }
+}
+
+interface Exchange {
+  readonly request: string
+  readonly response: HttpResponse
+}
+
+/** Sends requests to the suite's server and keeps every answer for the final checks. */
+function recorder(suite: SuiteServer) {
+  const exchanges: Exchange[] = []
+  const call = async (
+    method: string,
+    path: string,
+    options?: HttpOptions,
+  ): Promise<HttpResponse> => {
+    const response = await suite.server.request(method, path, options)
+    exchanges.push({ request: `${method} ${path.slice(0, 120)}`, response })
+    return response
+  }
+  return { call, exchanges }
+}
+type Call = ReturnType<typeof recorder>['call']
+
+async function createMember(call: Call, profile: Fields = {}, credential: Fields = {}) {
+  const response = await call('POST', MEMBERS, { body: newMember(profile, credential) })
+  expect(response.status, response.text).toBe(201)
+  return response.body as MemberBody
+}
+
+async function createTodo(call: Call, todoTitle: string): Promise<{ todoId: string }> {
+  const response = await call('POST', TODOS, { body: { todoTitle } })
+  expect(response.status, response.text).toBe(201)
+  return response.body as { todoId: string; todoTitle: string }
+}
+
+/** A JSON text of exactly `bytes` bytes: `value` padded with trailing JSON whitespace. */
+function paddedJson(value: unknown, bytes: number): string {
+  const text = JSON.stringify(value).padEnd(bytes, ' ')
+  expect(Buffer.byteLength(text)).toBe(bytes)
+  return text
+}
+
+/** The secrets found in a response: its headers and its body. */
+function secretsIn(response: HttpResponse): string[] {
+  const text = `${JSON.stringify(response.headers)}\n${response.text}`
+  return SECRETS.filter((secret) => text.includes(secret))
+}
+
+/** The secrets found in the server's captured log lines, with the lines' messages. */
+function secretsInLogs(logs: readonly Record<string, unknown>[]): string[] {
+  const found: string[] = []
+  for (const line of logs) {
+    const text = JSON.stringify(line)
+    for (const secret of SECRETS) {
+      if (text.includes(secret)) found.push(`${secret} in "${String(line.msg)}" line`)
+    }
+  }
+  return found
+}
+
+// ---- the route table -------------------------------------------------------------------
+
+interface RouteEntry {
+  readonly path: string
+  readonly methods: readonly string[]
+}
+
+/**
+ * Every path and its methods, read from Fastify's own route tree, so a route added
+ * later is swept too:
+ * `├── /api/v1/todos (GET, HEAD, POST, OPTIONS)` / `│   └── /:todoId (GET, ...)`.
+ */
+function routeTable(app: FastifyInstance): RouteEntry[] {
+  const routes: RouteEntry[] = []
+  const segments: string[] = []
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = /^([│ ]*)[├└]── (.+?)(?: \(([A-Z, ]+)\))?$/.exec(line)
+    if (!match) continue
+    const depth = (match[1] ?? '').length / 4
+    segments.length = depth
+    segments.push(match[2] ?? '')
+    if (match[3]) routes.push({ path: segments.join(''), methods: match[3].split(', ') })
+  }
+  return routes
+}
+
+// ---- raw sockets -----------------------------------------------------------------------
+
+interface SlowClientResult {
+  /** Everything the server wrote. */
+  readonly response: string
+  /** From connecting until the socket closed. */
+  readonly closedAfterMs: number
+  /** False when the client gave up waiting (the server never cut it off). */
+  readonly closedByServer: boolean
+}
+
+/**
+ * A slow client: connects, writes `head`, then one byte of `trickle` every `intervalMs`
+ * until the server closes the connection (or `giveUpMs` passes).
+ */
+function slowClient(
+  baseUrl: string,
+  head: string,
+  trickle: string,
+  { intervalMs = 200, giveUpMs = 6000 } = {},
+): { readonly result: Promise<SlowClientResult>; isOpen(): boolean } {
+  const { hostname, port } = new URL(baseUrl)
+  let open = true
+  const result = new Promise<SlowClientResult>((resolve) => {
+    const started = Date.now()
+    const chunks: Buffer[] = []
+    let closedByServer = true
+    let sent = 0
+    let ticker: NodeJS.Timeout | undefined
+    const socket = connect(Number(port), hostname, () => {
+      socket.write(head)
+      ticker = setInterval(() => {
+        if (socket.writable) socket.write(trickle.charAt(sent++ % trickle.length))
+      }, intervalMs)
+    })
+    const giveUp = setTimeout(() => {
+      closedByServer = false
+      socket.destroy()
+    }, giveUpMs)
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk))
+    // Writing after the server's answer may meet EPIPE or ECONNRESET: that is the cut.
+    socket.on('error', () => {})
+    socket.on('close', () => {
+      open = false
+      clearInterval(ticker)
+      clearTimeout(giveUp)
+      resolve({
+        response: Buffer.concat(chunks).toString('utf8'),
+        closedAfterMs: Date.now() - started,
+        closedByServer,
+      })
+    })
+  })
+  return { result, isOpen: () => open }
+}
+
+/** Status line and JSON body of a raw HTTP answer. */
+function parseRaw(response: string): { statusLine: string; body: unknown } {
+  const [head = '', body = ''] = response.split('\r\n\r\n')
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body)
+  } catch {
+    parsed = undefined
+  }
+  return { statusLine: head.split('\r\n')[0] ?? '', body: parsed }
+}
+
+/** Writes `bytes` and resolves with the first answer on the socket (or all of it at close). */
+function rawExchange(baseUrl: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(baseUrl)
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    const socket = connect(Number(port), hostname, () => socket.write(bytes))
+    const done = () => {
+      socket.destroy()
+      resolve(Buffer.concat(chunks).toString('utf8'))
+    }
+    const timer = setTimeout(() => reject(new Error('no answer within 5 s')), 5000)
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk)
+      const text = Buffer.concat(chunks).toString('utf8')
+      const [head, body] = text.split('\r\n\r\n')
+      const length = /content-length: (\d+)/i.exec(head ?? '')?.[1]
+      if (body !== undefined && length !== undefined && Buffer.byteLength(body) >= Number(length)) {
+        clearTimeout(timer)
+        done()
+      }
+    })
+    socket.on('error', () => {})
+    socket.on('close', () => {
+      clearTimeout(timer)
+      resolve(Buffer.concat(chunks).toString('utf8'))
+    })
+  })
+}
+
+// ---- password flows ----------------------------------------------------------------------
+
+/**
+ * Every way a password reaches the service: creates, a sign-id conflict, rejected bodies
+ * of each kind with a password in them, updates, idempotent replays, reads and searches.
+ * Asserts each status; the callers then scan the answers and the logs.
+ */
+async function sendPasswordsEverywhere(call: Call): Promise<void> {
+  const member = await createMember(call, { firstName: 'Guarded' })
+  await createMember(call, { firstName: 'Guarded' }, { password: PASSWORDS.second })
+  /** Sends each case (to the collection, or PUT to the member) and checks every status. */
+  const expectStatuses = async (cases: [string, string, HttpOptions, number][]) => {
+    const seen: [string, number][] = []
+    for (const [label, method, options] of cases) {
+      const path = method === 'PUT' ? `${MEMBERS}/${member.memberId}` : MEMBERS
+      seen.push([label, (await call(method, path, options)).status])
+    }
+    expect(seen).toEqual(cases.map(([label, , , status]) => [label, status]))
+  }
+  const withPassword = (profile: Fields = {}, password: string = PASSWORDS.invalid) =>
+    newMember(profile, { password })
+  await expectStatuses([
+    [
+      'sign id conflict',
+      'POST',
+      { body: newMember({}, { signId: member.credential.signId, password: PASSWORDS.invalid }) },
+      409,
+    ],
+    ['too-long firstName', 'POST', { body: withPassword({ firstName: 'x'.repeat(129) }) }, 400],
+    ['too-long password', 'POST', { body: withPassword({}, PASSWORDS.invalid.repeat(3)) }, 400],
+    ['future birth date', 'POST', { body: withPassword({ dateOfBirth: '2999-01-01' }) }, 400],
+    ['unknown field', 'POST', { body: withPassword({ nickname: PASSWORDS.invalid }) }, 400],
+    [
+      'password of the wrong type',
+      'POST',
+      { body: newMember({}, { password: [PASSWORDS.invalid] }) },
+      400,
+    ],
+    [
+      'password with NUL',
+      'POST',
+      { body: newMember({}, { password: `${PASSWORDS.invalid}\u0000` }) },
+      400,
+    ],
+    [
+      'malformed JSON',
+      'POST',
+      {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(withPassword()).slice(0, -2),
+      },
+      400,
+    ],
+    [
+      'not JSON',
+      'POST',
+      {
+        headers: { 'content-type': 'text/plain' },
+        body: JSON.stringify(withPassword()),
+      },
+      415,
+    ],
+    [
+      'body too large',
+      'POST',
+      {
+        headers: { 'content-type': 'application/json' },
+        body: paddedJson(withPassword(), 65_537),
+      },
+      413,
+    ],
+    [
+      'update',
+      'PUT',
+      { body: updateBody(member, { firstName: 'Guarded', address: 'Somewhere' }) },
+      200,
+    ],
+    [
+      'update with a new password',
+      'PUT',
+      { body: updateBody(member, { credential: { password: PASSWORDS.updated } }) },
+      400,
+    ],
+    [
+      'update with a password beside a too-long firstName',
+      'PUT',
+      {
+        body: updateBody(member, {
+          firstName: 'x'.repeat(129),
+          credential: { password: PASSWORDS.updated },
+        }),
+      },
+      400,
+    ],
+    [
+      'update with a password in an unknown field',
+      'PUT',
+      { body: updateBody(member, { password: PASSWORDS.updated }) },
+      400,
+    ],
+  ])
+
+  const key = `security-${RUN}-${sequence}`
+  const replayed = newMember({ firstName: 'Guarded' }, { password: PASSWORDS.replayed })
+  const first = await call('POST', MEMBERS, { headers: { 'idempotency-key': key }, body: replayed })
+  const again = await call('POST', MEMBERS, { headers: { 'idempotency-key': key }, body: replayed })
+  const reused = await call('POST', MEMBERS, {
+    headers: { 'idempotency-key': key },
+    // Another request (the password alone would not make one: it is left out of the fingerprint).
+    body: { ...replayed, firstName: 'Other', credential: { password: PASSWORDS.second } },
+  })
+  expect([first.status, again.status, reused.status]).toEqual([201, 201, 422])
+  expect(again.headers['idempotent-replayed']).toBe('true')
+
+  for (const path of [
+    `${MEMBERS}/${member.memberId}`,
+    `${MEMBERS}?name=Guarded`,
+    `${MEMBERS}?name=Guarded&unpaged=true`,
+  ]) {
+    expect((await call('GET', path)).status).toBe(200)
+  }
+}
+
+// ---- the suites ------------------------------------------------------------------------
+
+describe('the test passwords', () => {
+  it('are all listed for the run-wide log scan', () => {
+    expect(TEST_PASSWORDS).toEqual(expect.arrayContaining(Object.values(PASSWORDS)))
+  })
+})
+
+for (const target of DATABASES) {
+  describe.skipIf(!target.available)(`security on ${target.name}`, () => {
+    const suite = serverPerSuite(target)
+    const { call, exchanges } = recorder(suite)
+
+    describe('no response sets a cookie', () => {
+      it('on every route of the route table, with every method, on existing and unknown resources', async () => {
+        const routes = routeTable(suite.server.app)
+        expect(routes.map((route) => route.path)).toEqual(
+          expect.arrayContaining([
+            TODOS,
+            `${TODOS}/:todoId`,
+            MEMBERS,
+            `${MEMBERS}/:memberId`,
+            '/api/v1/openapi.json',
+            '/api/docs',
+            '/api/docs/*',
+            '/health/live',
+            '/health/ready',
+            '/metrics',
+          ]),
+        )
+        const docsPage = await call('GET', '/api/docs/')
+        const assets = [...docsPage.text.matchAll(/(?:href|src)="\.\/(static\/[^"]+)"/g)].map(
+          (match) => match[1] as string,
+        )
+        expect(assets).toContain('static/swagger-ui.css')
+
+        /** The concrete paths of a route: its parameters replaced by existing and unknown ids. */
+        const concrete = async (path: string): Promise<{ path: string; member?: MemberBody }[]> => {
+          if (path.endsWith('/*'))
+            return assets.map((asset) => ({ path: path.replace('*', asset) }))
+          if (path.includes(':todoId')) {
+            const { todoId } = await createTodo(call, 'cookie check')
+            return [todoId, UNKNOWN_TODO_ID].map((id) => ({ path: path.replace(':todoId', id) }))
+          }
+          if (path.includes(':memberId')) {
+            const member = await createMember(call)
+            return [
+              { path: path.replace(':memberId', member.memberId), member },
+              {
+                path: path.replace(':memberId', UNKNOWN_MEMBER_ID),
+                member: { ...member, memberId: UNKNOWN_MEMBER_ID },
+              },
+            ]
+          }
+          return [{ path }]
+        }
+        const bodyFor = (method: string, route: string, member?: MemberBody): HttpOptions => {
+          if (method === 'POST' && route === TODOS) return { body: { todoTitle: 'cookie check' } }
+          if (method === 'POST' && route === MEMBERS) return { body: newMember() }
+          if (method === 'PUT' && member) return { body: updateBody(member) }
+          return {}
+        }
+
+        let requests = 0
+        for (const route of routes) {
+          for (const { path, member } of await concrete(route.path)) {
+            // DELETE last, so the other methods still find the resource.
+            for (const method of METHODS) {
+              const response = await call(method, path, bodyFor(method, route.path, member))
+              requests += 1
+              const label = `${method} ${path} -> ${response.status}`
+              expect(response.status, label).toBeLessThan(500)
+              expect(response.headers['set-cookie'], label).toBeUndefined()
+            }
+          }
+        }
+        expect(requests).toBeGreaterThanOrEqual(routes.length * METHODS.length)
+      })
+
+      it('on the error answers and conditional answers', async () => {
+        const todo = await createTodo(call, 'conditional')
+        const member = await createMember(call)
+        const item = `${MEMBERS}/${member.memberId}`
+        const answers = [
+          await call('GET', '/api/v1/nothing'),
+          await call('GET', '/nothing/at/all'),
+          await call('PATCH', TODOS),
+          await call('GET', TODOS, { headers: { accept: 'application/xml' } }),
+          await call('POST', TODOS, { headers: { 'content-type': 'text/plain' }, body: 'x' }),
+          await call('POST', TODOS, { headers: { 'content-type': 'application/json' }, body: '{' }),
+          await call('POST', TODOS, { body: { todoTitle: '' } }),
+          await call('POST', MEMBERS, { body: newMember({ genderCode: '9' }) }),
+          await call('GET', `${MEMBERS}?name=`),
+          await call('GET', `${MEMBERS}?name=A&page=abc`),
+          await call('GET', item, { headers: { 'if-none-match': '"1"' } }),
+          await call('DELETE', item, { headers: { 'if-match': '"99"' } }),
+          await call('PUT', `${TODOS}/${todo.todoId}`),
+          await call('PUT', `${TODOS}/${todo.todoId}`),
+          await call('POST', TODOS, { headers: { 'idempotency-key': `c-${RUN}` }, body: {} }),
+          await call('POST', TODOS, {
+            headers: { 'idempotency-key': `k-${RUN}` },
+            body: { todoTitle: 'once' },
+          }),
+          await call('POST', TODOS, {
+            headers: { 'idempotency-key': `k-${RUN}` },
+            body: { todoTitle: 'once' },
+          }),
+          await call('POST', TODOS, {
+            headers: { 'idempotency-key': `k-${RUN}` },
+            body: { todoTitle: 'twice' },
+          }),
+          await call('GET', TODOS, { headers: { origin: 'https://evil.example' } }),
+          await call('OPTIONS', TODOS, {
+            headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+          }),
+        ]
+        expect(answers.map((answer) => answer.status)).toEqual([
+          404, 404, 405, 406, 415, 400, 400, 400, 400, 400, 304, 412, 200, 409, 400, 201, 201, 422,
+          200, 200,
+        ])
+        for (const answer of answers) expect(answer.headers['set-cookie']).toBeUndefined()
+      })
+    })
+
+    describe('a 500 reveals no cause', () => {
+      /** Renames `table` away (the service's queries then fail) while `work` runs. */
+      async function withTableRenamed(table: string, work: () => Promise<void>): Promise<void> {
+        await suite.database.exec(`alter table ${table} rename to ${table}_away`)
+        try {
+          await work()
+        } finally {
+          await suite.database.exec(`alter table ${table}_away rename to ${table}`)
+        }
+      }
+
+      /** Exactly the bare ApiError, exactly the plain headers, nothing naming the cause. */
+      function expectBareSystemError(response: HttpResponse, label: string, ja = false): void {
+        expect(response.status, label).toBe(500)
+        expect(response.headers['content-type'], label).toBe(JSON_TYPE)
+        expect(
+          Object.keys(response.headers).filter((name) => !PLAIN_HEADERS.includes(name)),
+          label,
+        ).toEqual([])
+        expect(JSON.stringify(response.headers), label).not.toMatch(
+          /away|todo|member|sqlite|postgres|select|stack/i,
+        )
+        if (label.startsWith('HEAD ')) {
+          expect(response.text, label).toBe('')
+          return
+        }
+        expect(response.text, label).toBe(JSON.stringify(ja ? SYSTEM_ERROR_JA : SYSTEM_ERROR))
+      }
+
+      it('answers every Todo request on a broken table with the bare e.ex.fw.9002', async () => {
+        const { todoId } = await createTodo(call, 'before the break')
+        const item = `${TODOS}/${todoId}`
+        await withTableRenamed('todo', async () => {
+          const requests: [string, string, HttpOptions?][] = [
+            ['GET', TODOS],
+            ['HEAD', TODOS],
+            ['POST', TODOS, { body: { todoTitle: 'into the void' } }],
+            ['GET', item],
+            ['HEAD', item],
+            ['OPTIONS', item],
+            ['PUT', item],
+            ['DELETE', item],
+          ]
+          for (const [method, path, options] of requests) {
+            expectBareSystemError(await call(method, path, options), `${method} ${path}`)
+          }
+          const ja = await call('GET', TODOS, { headers: { 'accept-language': 'ja' } })
+          expectBareSystemError(ja, 'GET in Japanese', true)
+        })
+        const after = await call('GET', item)
+        expect(after.status).toBe(200)
+        expect(after.body).toMatchObject({ todoId, todoTitle: 'before the break' })
+      })
+
+      it('answers every Member request on a broken table with the bare e.ex.fw.9002', async () => {
+        const member = await createMember(call, { firstName: 'Breakable' })
+        const item = `${MEMBERS}/${member.memberId}`
+        await withTableRenamed('member', async () => {
+          const requests: [string, string, HttpOptions?][] = [
+            ['GET', `${MEMBERS}?name=Breakable`],
+            ['GET', `${MEMBERS}?name=Breakable&unpaged=true`],
+            ['POST', MEMBERS, { body: newMember({}, { password: PASSWORDS.broken }) }],
+            ['GET', item],
+            ['HEAD', item],
+            ['OPTIONS', item],
+            ['PUT', item, { body: updateBody(member) }],
+            ['DELETE', item],
+          ]
+          for (const [method, path, options] of requests) {
+            expectBareSystemError(await call(method, path, options), `${method} ${path}`)
+          }
+        })
+        // The credential insert fails after the member row was written (and rolled back).
+        await withTableRenamed('member_credential', async () => {
+          const created = await call('POST', MEMBERS, {
+            body: newMember({ firstName: 'Breakable' }, { password: PASSWORDS.broken }),
+          })
+          expectBareSystemError(created, 'POST with the credential table away')
+          expectBareSystemError(await call('GET', item), `GET ${item}`)
+        })
+        const after = await call('GET', `${MEMBERS}?name=Breakable&unpaged=true`)
+        expect((after.body as MemberBody[]).map((found) => found.memberId)).toEqual([
+          member.memberId,
+        ])
+      })
+
+      it('logs the cause under the track id of the 500 instead', async () => {
+        await withTableRenamed('todo', async () => {
+          await call('GET', TODOS, { headers: { 'x-track': `broken-${RUN}` } })
+        })
+        const failure = suite.server.logs.find(
+          (line) => line.track === `broken-${RUN}` && line.msg === 'request failed',
+        )
+        expect(JSON.stringify(failure?.err)).toMatch(/todo/)
+      })
+    })
+
+    describe('header and body size', () => {
+      it('answers a 20 KiB header with 431 and an ApiError, and serves the next request', async () => {
+        const response = await call('GET', TODOS, {
+          headers: { 'x-padding': 'a'.repeat(20 * 1024) },
+        })
+        expect(response.status).toBe(431)
+        expect(response.headers['content-type']).toBe(JSON_TYPE)
+        // Its own X-Track was never parsed; it still gets one, as every answer does.
+        expect(response.headers['x-track']).toMatch(/^[0-9a-f-]{36}$/)
+        expect(response.headers.connection).toBe('close')
+        expect(response.body).toEqual(HEADER_TOO_LARGE)
+        expect((await call('GET', TODOS)).status).toBe(200)
+      })
+
+      it('answers a body one byte over BODY_LIMIT with 413 e.ex.fw.7007, and serves the next request', async () => {
+        const headers = { 'content-type': 'application/json' }
+        const todo = await call('POST', TODOS, {
+          headers,
+          body: paddedJson({ todoTitle: 'big' }, 65_537),
+        })
+        expect(todo.status).toBe(413)
+        expect(todo.headers['content-type']).toBe(JSON_TYPE)
+        expect(todo.body).toEqual(BODY_TOO_LARGE)
+        const member = await call('POST', MEMBERS, {
+          headers,
+          body: paddedJson(newMember(), 65_537),
+        })
+        expect(member.status).toBe(413)
+        expect(member.body).toEqual(BODY_TOO_LARGE)
+        const atTheLimit = await call('POST', TODOS, {
+          headers,
+          body: paddedJson({ todoTitle: 'just fits' }, 65_536),
+        })
+        expect(atTheLimit.status).toBe(201)
+        expect((await call('GET', TODOS)).status).toBe(200)
+      })
+
+      it('refuses a declared Content-Length over BODY_LIMIT before any body byte arrives', async () => {
+        const started = Date.now()
+        const answer = await rawExchange(
+          suite.server.baseUrl,
+          `POST ${TODOS} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+            'Content-Length: 10000000\r\n\r\n',
+        )
+        const { statusLine, body } = parseRaw(answer)
+        expect(statusLine).toBe('HTTP/1.1 413 Payload Too Large')
+        expect(body).toEqual(BODY_TOO_LARGE)
+        expect(Date.now() - started).toBeLessThan(3000)
+        expect((await call('GET', TODOS)).status).toBe(200)
+      })
+    })
+
+    describe('SQL and LIKE metacharacters are taken literally', () => {
+      /** Names holding the injections, and controls a wildcard or an escape would match. */
+      const NAMES: readonly [string, string][] = [
+        ['%Percent', 'Plain'],
+        ['Under_score', '_Lead'],
+        ['Back\\slash', '\\Lead'],
+        ["O'Brien", "'Quote"],
+        ['Say"Hi"', '"Double'],
+        ["'; drop table member; --", 'Tables'],
+        ["%' or '1'='1", 'Bobby'],
+        ['Underxscore', 'Plainly'],
+        ['Backslash', 'Ordinary'],
+        ['Zed', 'Person'],
+      ]
+      const SEARCHES = [
+        ...INJECTIONS,
+        'Under_',
+        'Back\\',
+        "O'",
+        'Say"',
+        '%P',
+        '%x',
+        "'Q",
+        '_L',
+        '\\L',
+        '%%',
+        '__',
+      ]
+      const members: MemberBody[] = []
+      const todos: { todoId: string; todoTitle: string }[] = []
+
+      it('stores members with such names and finds exactly those whose name starts with the text', async () => {
+        for (const [firstName, lastName] of NAMES) {
+          members.push(await createMember(call, { firstName, lastName }))
+        }
+        for (const text of SEARCHES) {
+          const expected = members
+            .filter(
+              (member) => member.firstName.startsWith(text) || member.lastName.startsWith(text),
+            )
+            .map((member) => member.memberId)
+            .sort()
+          const query = `name=${encodeURIComponent(text)}`
+          const unpaged = await call('GET', `${MEMBERS}?${query}&unpaged=true`)
+          expect(unpaged.status, text).toBe(200)
+          const found = (unpaged.body as MemberBody[]).map((member) => member.memberId).sort()
+          expect(found, `name=${text}`).toEqual(expected)
+          const paged = await call('GET', `${MEMBERS}?${query}&size=100`)
+          expect(paged.status, text).toBe(200)
+          expect((paged.body as { totalElements: number }).totalElements, text).toBe(
+            expected.length,
+          )
+        }
+        // name=% finds the two names that start with %, not everyone.
+        const percent = await call('GET', `${MEMBERS}?name=%25&unpaged=true`)
+        expect((percent.body as MemberBody[]).map((member) => member.firstName).sort()).toEqual([
+          "%' or '1'='1",
+          '%Percent',
+        ])
+        const underscore = await call('GET', `${MEMBERS}?name=Under_&unpaged=true`)
+        expect((underscore.body as MemberBody[]).map((member) => member.firstName)).toEqual([
+          'Under_score',
+        ])
+      })
+
+      it('answers such ids in paths with the resource 404, never a match or a 500', async () => {
+        const member = await createMember(call)
+        const { todoId } = await createTodo(call, 'has an id')
+        for (const id of [...INJECTIONS, ...TEN_CHAR_INJECTIONS]) {
+          const todo = `${TODOS}/${encodeURIComponent(id)}`
+          for (const method of ['GET', 'PUT', 'DELETE', 'OPTIONS']) {
+            const response = await call(method, todo)
+            expect(response.status, `${method} ${id}`).toBe(404)
+            expect(response.body, `${method} ${id}`).toEqual({
+              code: 'e.ex.td.5001',
+              message: `Specified todo not found. todo id : ${id}`,
+            })
+          }
+          expect((await call('HEAD', todo)).status).toBe(404)
+
+          const item = `${MEMBERS}/${encodeURIComponent(id)}`
+          const notFound = {
+            code: 'e.ex.mm.5001',
+            message: `Specified member not found. member id : ${id}`,
+          }
+          for (const method of ['GET', 'DELETE', 'OPTIONS']) {
+            const response = await call(method, item)
+            expect(response.status, `${method} ${id}`).toBe(404)
+            expect(response.body, `${method} ${id}`).toEqual(notFound)
+          }
+          const put = await call('PUT', item, { body: updateBody(member, { memberId: id }) })
+          if (id.length === 10) {
+            expect(put.status, `PUT ${id}`).toBe(404)
+            expect(put.body, `PUT ${id}`).toEqual(notFound)
+          } else {
+            // The body's memberId breaks Size 10..10 before the lookup.
+            expect(put.status, `PUT ${id}`).toBe(400)
+            expect((put.body as { code: string }).code).toBe('e.ex.fw.7001')
+          }
+        }
+        // Nothing was deleted or changed by any of them.
+        expect((await call('GET', `${MEMBERS}/${member.memberId}`)).body).toEqual(member)
+        expect((await call('GET', `${TODOS}/${todoId}`)).status).toBe(200)
+      })
+
+      it('stores such Todo titles and answers them verbatim', async () => {
+        for (const todoTitle of [...INJECTIONS, ...TEN_CHAR_INJECTIONS]) {
+          const created = await call('POST', TODOS, { body: { todoTitle } })
+          expect(created.status, todoTitle).toBe(201)
+          const todo = created.body as { todoId: string; todoTitle: string }
+          expect(todo.todoTitle).toBe(todoTitle)
+          const read = await call('GET', `${TODOS}/${todo.todoId}`)
+          expect((read.body as { todoTitle: string }).todoTitle).toBe(todoTitle)
+          todos.push(todo)
+        }
+        const list = (await call('GET', TODOS)).body as { todoId: string; todoTitle: string }[]
+        for (const todo of todos) {
+          expect(list.find((listed) => listed.todoId === todo.todoId)?.todoTitle).toBe(
+            todo.todoTitle,
+          )
+        }
+      })
+
+      it('answers such sort, page and size values with 400 and an ApiError, never a 500', async () => {
+        const values = [...INJECTIONS, ...TEN_CHAR_INJECTIONS, 'lastName desc; drop table member']
+        for (const value of values) {
+          const encoded = encodeURIComponent(value)
+          const cases: [string, string][] = [
+            [`sort=${encoded}`, 'e.ex.fw.7002'],
+            [`sort=lastName,${encoded}`, 'e.ex.fw.7002'],
+            [`sort=${encoded},desc`, 'e.ex.fw.7002'],
+            [`page=${encoded}`, 'e.ex.fw.7006'],
+            [`size=${encoded}`, 'e.ex.fw.7006'],
+          ]
+          for (const [query, code] of cases) {
+            const response = await call('GET', `${MEMBERS}?name=Zed&${query}`)
+            expect(response.status, query).toBe(400)
+            expect(response.headers['content-type'], query).toBe(JSON_TYPE)
+            const body = response.body as { code: string; message: string }
+            expect(body.code, query).toBe(code)
+            expect(typeof body.message).toBe('string')
+          }
+        }
+      })
+
+      it('takes them as Idempotency-Key values literally, or rejects them with 400', async () => {
+        for (const value of [...INJECTIONS, ...TEN_CHAR_INJECTIONS]) {
+          const key = `${value}${RUN}`
+          const send = () =>
+            call('POST', TODOS, {
+              headers: { 'idempotency-key': key },
+              body: { todoTitle: 'keyed' },
+            })
+          const first = await send()
+          if (/^[\x21-\x7e]+$/.test(key)) {
+            const again = await send()
+            expect([first.status, again.status], key).toEqual([201, 201])
+            expect(again.body).toEqual(first.body)
+          } else {
+            expect(first.status, key).toBe(400)
+            expect((first.body as { code: string }).code).toBe('e.ex.fw.7006')
+          }
+        }
+      })
+
+      it('leaves every table in place with its rows', async () => {
+        for (const table of ['todo', 'member', 'member_credential', 'idempotency_key']) {
+          await suite.database.exec(`select count(*) from ${table}`)
+        }
+        for (const member of members) {
+          expect((await call('GET', `${MEMBERS}/${member.memberId}`)).body).toEqual(member)
+        }
+        const listed = ((await call('GET', TODOS)).body as { todoId: string }[]).map(
+          (todo) => todo.todoId,
+        )
+        expect(listed).toEqual(expect.arrayContaining(todos.map((todo) => todo.todoId)))
+      })
+    })
+
+    describe('passwords', () => {
+      it('appear in no answer and no log line, whatever the request', async () => {
+        const before = exchanges.length
+        await sendPasswordsEverywhere(call)
+        const answers = exchanges.slice(before)
+        for (const { request, response } of answers) {
+          expect(secretsIn(response), request).toEqual([])
+        }
+        expect(secretsInLogs(suite.server.logs)).toEqual([])
+      })
+    })
+
+    it('set no cookie and carried no password or hash in any answer or log line of this suite', () => {
+      for (const { request, response } of exchanges) {
+        expect(response.headers['set-cookie'], request).toBeUndefined()
+        expect(secretsIn(response), request).toEqual([])
+      }
+      expect(suite.server.logs.length).toBeGreaterThan(0)
+      expect(secretsInLogs(suite.server.logs)).toEqual([])
+    })
+  })
+
+  describe.skipIf(!target.available)(`trace logging on ${target.name}`, () => {
+    const suite = serverPerSuite(target, { LOG_LEVEL: 'trace' })
+    const { call, exchanges } = recorder(suite)
+
+    it('logs the SQL of the password writes but neither the password nor its hash', async () => {
+      await sendPasswordsEverywhere(call)
+      const queries = suite.server.logs.filter((line) => line.msg === 'query')
+      // Trace is really on: the statement that stores the hash is there, without values.
+      expect(
+        queries.some((line) => String(line.sql).startsWith('insert into "member_credential"')),
+      ).toBe(true)
+      expect(secretsInLogs(suite.server.logs)).toEqual([])
+      for (const { request, response } of exchanges) {
+        expect(secretsIn(response), request).toEqual([])
+      }
+    })
+  })
+
+  describe.skipIf(!target.available)(`slow clients on ${target.name}`, () => {
+    const suite = serverPerSuite(target, { HEADERS_TIMEOUT: '500', REQUEST_TIMEOUT: '1000' })
+    const REQUEST_LINE = `GET ${TODOS} HTTP/1.1\r\nHost: 127.0.0.1\r\n`
+    const TRICKLE = 'X-Slow-Loris: abcdefghijklmnopqrstuvwxyz'
+
+    function expectCutWith408(result: SlowClientResult, withinMs: number): void {
+      expect(result.closedByServer).toBe(true)
+      expect(result.closedAfterMs).toBeLessThan(withinMs)
+      const { statusLine, body } = parseRaw(result.response)
+      expect(statusLine).toBe('HTTP/1.1 408 Request Timeout')
+      expect(body).toEqual(REQUEST_TIMEOUT)
+    }
+
+    it('cuts headers sent a byte at a time with 408, while serving others promptly', async () => {
+      const attackers = Array.from({ length: 10 }, () =>
+        slowClient(suite.server.baseUrl, REQUEST_LINE, TRICKLE),
+      )
+      // Other clients, on their own connections, during the attack.
+      const served: { status: number; ms: number; attackersOpen: number }[] = []
+      for (let round = 0; round < 4; round++) {
+        const started = Date.now()
+        const response = await suite.server.request('GET', TODOS)
+        served.push({
+          status: response.status,
+          ms: Date.now() - started,
+          attackersOpen: attackers.filter((attacker) => attacker.isOpen()).length,
+        })
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      expect(served.map(({ status }) => status)).toEqual([200, 200, 200, 200])
+      for (const { ms } of served) expect(ms).toBeLessThan(1000)
+      // The first answers came while every attacker was still connected.
+      expect(served[0]?.attackersOpen).toBe(attackers.length)
+
+      for (const attacker of attackers) expectCutWith408(await attacker.result, 3000)
+      expect((await suite.server.request('GET', TODOS)).status).toBe(200)
+    })
+
+    it('cuts a connection that sends nothing, and a keep-alive request that trickles', async () => {
+      const silent = slowClient(suite.server.baseUrl, '', '', { intervalMs: 60_000 })
+      const keptAlive = slowClient(
+        suite.server.baseUrl,
+        `GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n${REQUEST_LINE}`,
+        TRICKLE,
+      )
+      expectCutWith408(await silent.result, 3000)
+      const second = await keptAlive.result
+      expect(second.response.startsWith('HTTP/1.1 200 OK')).toBe(true)
+      expect(second.response).toContain('HTTP/1.1 408 Request Timeout')
+      expect(second.closedByServer).toBe(true)
+      expect(second.closedAfterMs).toBeLessThan(3000)
+    })
+
+    it('cuts a body that trickles within REQUEST_TIMEOUT (plus the checking interval)', async () => {
+      const slowBody = slowClient(
+        suite.server.baseUrl,
+        `POST ${TODOS} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+          'Content-Length: 100\r\n\r\n',
+        '{"todoTitle":"slow"}',
+      )
+      const result = await slowBody.result
+      // Cut by the request timeout (1000 ms, checked every 250 ms), not the headers timeout.
+      expect(result.closedAfterMs).toBeGreaterThanOrEqual(950)
+      expectCutWith408(result, 2500)
+      expect((await suite.server.request('GET', TODOS)).status).toBe(200)
+    })
+  })
+}

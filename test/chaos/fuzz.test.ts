@@ -440,7 +440,11 @@ for (const database of DATABASES) {
       console.log(
         `fuzzing on ${database.name}: ${sent.toLocaleString('en')} requests (seed ${SEED}), ` +
           `statuses ${JSON.stringify(statuses)}, ${todos.length} todos and ${members.length} members created, ` +
-          `RSS ${rss[0]?.toFixed(0)} -> ${warm.toFixed(0)} (after warm-up) -> ${settled.toFixed(0)} MB (end)`,
+          `RSS ${rss[0]?.toFixed(0)} -> ${warm.toFixed(0)} (after warm-up) -> ${settled.toFixed(0)} MB (end); ` +
+          `every 10,000 requests: ${rss
+            .filter((_, index) => index % 5 === 4)
+            .map((mb) => mb.toFixed(0))
+            .join(' ')} MB`,
       )
       expect(failure).toBeUndefined()
       expect(sent).toBeGreaterThanOrEqual(REQUESTS_PER_DATABASE)

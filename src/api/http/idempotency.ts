@@ -67,8 +67,7 @@ function replay(reply: FastifyReply, outcome: StoredOutcome): FastifyReply {
 export function honourIdempotencyKeys(context: FastifyInstance, service: IdempotencyService): void {
   context.decorateRequest('idempotency', null)
 
-  context.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST') return
+  const admit = async (request: FastifyRequest, reply: FastifyReply) => {
     const key = request.headers['idempotency-key']
     if (key === undefined) return
     if (typeof key !== 'string' || !KEY.test(key)) {
@@ -77,9 +76,9 @@ export function honourIdempotencyKeys(context: FastifyInstance, service: Idempot
     const admission = await service.admit(key, fingerprint(request))
     if (admission.kind === 'replay') return replay(reply, admission.outcome)
     request.idempotency = { key, claimedAt: admission.claimedAt }
-  })
+  }
 
-  context.addHook('onSend', async (request, reply, payload) => {
+  const keepOutcome = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const held = request.idempotency
     if (held === null) return payload
     request.idempotency = null
@@ -99,5 +98,13 @@ export function honourIdempotencyKeys(context: FastifyInstance, service: Idempot
       request.log.warn({ err: error }, 'could not store the idempotency outcome')
     }
     return payload
+  }
+
+  // Only POST routes carry the hooks: reads and other writes pay nothing for them.
+  context.addHook('onRoute', (route) => {
+    if (![route.method].flat().includes('POST')) return
+    const hooks = route as { preHandler?: unknown; onSend?: unknown }
+    hooks.preHandler = [...[hooks.preHandler ?? []].flat(), admit]
+    hooks.onSend = [...[hooks.onSend ?? []].flat(), keepOutcome]
   })
 }

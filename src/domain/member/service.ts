@@ -139,8 +139,7 @@ export class MemberService {
       condition,
       () => this.get(memberId),
       (member) => member.version,
-      async (current) =>
-        (await this.#repository.delete(memberId, current.version)) ? true : undefined,
+      async (current) => (await this.#repository.delete(memberId, current.version)) || undefined,
     )
   }
 }

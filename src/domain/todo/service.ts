@@ -72,8 +72,7 @@ export class TodoService {
       condition,
       () => this.get(todoId),
       todoVersion,
-      async (current) =>
-        (await this.#repository.delete(todoId, current.finished)) ? true : undefined,
+      async (current) => (await this.#repository.delete(todoId, current.finished)) || undefined,
     )
   }
 }

@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util'
 import { sql } from 'kysely'
 import { loadConfig } from '../src/config.js'
-import { hashPassword } from '../src/domain/member/password.js'
+import { hashPassword } from '../src/infra/crypto/argon2.js'
 import { createDatabase, type Database } from '../src/infra/db/create-database.js'
 
 const BATCH = 1000

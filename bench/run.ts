@@ -15,7 +15,7 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import type { DatabaseConfig } from '../src/config.js'
 import { loadConfig } from '../src/config.js'
-import { hashPassword } from '../src/domain/member/password.js'
+import { hashPassword } from '../src/infra/crypto/argon2.js'
 import { createDatabase } from '../src/infra/db/create-database.js'
 import { loadMembers, memberIdOf, SEARCH_COHORT, SEARCH_PREFIX } from './load-members.js'
 

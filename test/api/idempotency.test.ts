@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { DATABASES } from '../helpers/databases.js'
 import type { HttpOptions, HttpResponse } from '../helpers/http.js'
 import { serverPerSuite } from '../helpers/server.js'
+import { addTrigger } from '../helpers/triggers.js'
 
 /**
  * Idempotency-Key on POST (decisions §7) over real HTTP, on each database: a retry gets
@@ -50,6 +51,11 @@ const withKey = (key: string, body: unknown, headers: Record<string, string> = {
   headers: { 'idempotency-key': key, ...headers },
 })
 
+/** The count of a `select count(*) as n` (a string on PostgreSQL). */
+function countOf(rows: readonly Record<string, unknown>[]): number {
+  return Number(rows[0]?.n)
+}
+
 /** How many responses had each status, e.g. { 201: 1, 409: 19 }. */
 function countStatuses(responses: readonly HttpResponse[]): Record<number, number> {
   const counts: Record<number, number> = {}
@@ -64,7 +70,10 @@ for (const target of DATABASES) {
       suite.server.request(method, `/api/v1${path}`, options)
     const todoCount = async () => ((await call('GET', '/todos')).body as unknown[]).length
     const membersNamed = async () =>
-      (await call('GET', `/members?name=Potent${RUN}&unpaged=true`)).body as { memberId: string }[]
+      (await call('GET', `/members?name=Potent${RUN}&unpaged=true`)).body as {
+        memberId: string
+        emailAddress: string
+      }[]
     /** Moves a stored key's first use back in time, as if that much time had passed. */
     const age = (key: string, milliseconds: number) =>
       suite.database.exec(
@@ -131,27 +140,38 @@ for (const target of DATABASES) {
       expect(await todoCount()).toBe(before)
     })
 
-    it('keeps no trace of the password: it is left out of the stored fingerprint', async () => {
+    it('refuses the key with another password (422), without keeping a trace of it', async () => {
       const body = member(`secret.${RUN}@example.com`)
       const key = newKey()
       const first = await call('POST', '/members', withKey(key, body))
       expect(first.status).toBe(201)
-      // A fast hash over the password would be a cheap oracle for guessing it: the
-      // password is not part of "the same request", so this is a retry, not 422.
+      // The password is part of "the same request": a retry with another one is another
+      // request, not a success that silently drops the new password.
       const otherPassword = {
         ...body,
         credential: { ...body.credential, password: 'Other-Pa55word' },
       }
-      const retry = await call('POST', '/members', withKey(key, otherPassword))
-      expect(retry.status).toBe(201)
-      expect(retry.text).toBe(first.text)
+      const refused = await call('POST', '/members', withKey(key, otherPassword))
+      expect({ status: refused.status, body: refused.body }).toEqual({ status: 422, body: REUSED })
+      const samePassword = await call('POST', '/members', withKey(key, body))
+      expect(samePassword.status).toBe(201)
+      expect(samePassword.headers['idempotent-replayed']).toBe('true')
+      expect(samePassword.text).toBe(first.text)
+      const created = (first.body as { memberId: string }).memberId
+      const sameEmail = (await membersNamed()).filter(
+        ({ emailAddress }) => emailAddress === body.emailAddress,
+      )
+      expect(sameEmail.map(({ memberId }) => memberId)).toEqual([created])
 
+      // It enters the fingerprint only through argon2id: the row holds neither the
+      // password nor a hash of it that could be tested fast.
       const rows = await suite.database.query<Record<string, unknown>>(
         `select * from idempotency_key where idempotency_key = '${key}'`,
       )
       expect(rows).toHaveLength(1)
       expect(JSON.stringify(rows)).not.toContain(body.credential.password)
       expect(JSON.stringify(rows)).not.toContain('$argon2')
+      expect(rows[0]?.request_hash).toMatch(/^[0-9a-f]{64}$/)
     })
 
     it(
@@ -260,6 +280,91 @@ for (const target of DATABASES) {
       const retry = await call('POST', '/todos', withKey(key, { todoTitle: 'Unlucky' }))
       expect(retry.status).toBe(201)
       expect(retry.headers['idempotent-replayed']).toBeUndefined()
+    })
+
+    describe('stores the resource and its answer in one transaction', () => {
+      /** Each resource with the count of stored ones that match its body. */
+      const resources = [
+        {
+          path: '/todos',
+          body: (tag: string) => ({ todoTitle: `Atomic ${tag}` }),
+          stored: async (tag: string) =>
+            countOf(
+              await suite.database.query(
+                `select count(*) as n from todo where todo_title = 'Atomic ${tag}'`,
+              ),
+            ),
+        },
+        {
+          path: '/members',
+          body: (tag: string) => member(`atomic.${tag}.${RUN}@example.com`),
+          stored: async (tag: string) =>
+            countOf(
+              await suite.database.query(
+                `select count(*) as n from member where email_address = 'atomic.${tag}.${RUN}@example.com'`,
+              ),
+            ),
+        },
+      ]
+      const keyRows = (key: string) =>
+        suite.database.query(`select * from idempotency_key where idempotency_key = '${key}'`)
+
+      for (const resource of resources) {
+        it(`creates no ${resource.path.slice(1, -1)} when the outcome write fails, and frees the key`, async () => {
+          const key = newKey()
+          const tag = key.split('-').pop() as string
+          const body = resource.body(tag)
+          const dropTrigger = await addTrigger(suite.database, {
+            name: 'fail_outcome',
+            table: 'idempotency_key',
+            event: 'update',
+            action: 'fail',
+          })
+          let failed: HttpResponse
+          try {
+            failed = await call('POST', resource.path, withKey(key, body))
+          } finally {
+            await dropTrigger()
+          }
+          expect({ status: failed.status, body: failed.body }).toEqual({
+            status: 500,
+            body: { code: 'e.ex.fw.9002', message: 'System error occurred.' },
+          })
+          expect(await resource.stored(tag)).toBe(0)
+          expect(await keyRows(key)).toEqual([])
+
+          const retry = await call('POST', resource.path, withKey(key, body))
+          expect(retry.status).toBe(201)
+          expect(retry.headers['idempotent-replayed']).toBeUndefined()
+          expect(await resource.stored(tag)).toBe(1)
+          const again = await call('POST', resource.path, withKey(key, body))
+          expect(again.status).toBe(201)
+          expect(again.headers['idempotent-replayed']).toBe('true')
+          expect(again.text).toBe(retry.text)
+          expect(again.headers.location).toBe(retry.headers.location)
+          expect(await resource.stored(tag)).toBe(1)
+        })
+
+        it(`creates no ${resource.path.slice(1, -1)} when its claim on the key is gone by the outcome write (409)`, async () => {
+          const key = newKey()
+          const tag = key.split('-').pop() as string
+          // The outcome write touches no row, as when a retry took the expired claim over.
+          const dropTrigger = await addTrigger(suite.database, {
+            name: 'lose_claim',
+            table: 'idempotency_key',
+            event: 'update',
+            action: 'skip',
+          })
+          let lost: HttpResponse
+          try {
+            lost = await call('POST', resource.path, withKey(key, resource.body(tag)))
+          } finally {
+            await dropTrigger()
+          }
+          expect({ status: lost.status, body: lost.body }).toEqual({ status: 409, body: IN_FLIGHT })
+          expect(await resource.stored(tag)).toBe(0)
+        })
+      }
     })
 
     it('answers 400 e.ex.fw.7006 for a key that is empty, too long or not visible ASCII', async () => {

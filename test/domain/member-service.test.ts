@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BusinessRuleError } from '../../src/domain/common/errors.js'
 import { newMemberId } from '../../src/domain/member/member-id.js'
-import type { NewMember } from '../../src/domain/member/model.js'
-import { hashPassword } from '../../src/domain/member/password.js'
+import type { Member, NewMember } from '../../src/domain/member/model.js'
 import { MemberService } from '../../src/domain/member/service.js'
+import { hashPassword, hashSecret } from '../../src/infra/crypto/argon2.js'
 import { createDatabase, type Database } from '../../src/infra/db/create-database.js'
+import { KyselyUnitOfWork } from '../../src/infra/db/unit-of-work.js'
+import { KyselyIdempotencyRepository } from '../../src/infra/idempotency/idempotency-repository.js'
 import { KyselyMemberRepository } from '../../src/infra/member/member-repository.js'
 import { prefixRange } from '../../src/infra/member/prefix-range.js'
+import { KyselyTodoRepository } from '../../src/infra/todo/todo-repository.js'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 
 describe('newMemberId', () => {
@@ -27,6 +31,22 @@ describe('hashPassword', () => {
     expect(first).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/)
     expect(first).not.toBe(second)
     expect(first).not.toContain('secret-pass')
+  })
+})
+
+describe('hashSecret', () => {
+  it('gives the same 32 bytes for the same secret and salt, other bytes for another salt', async () => {
+    const salt = Buffer.alloc(32, 1)
+    const [first, again, otherSalt, otherSecret] = await Promise.all([
+      hashSecret('secret-pass', salt),
+      hashSecret('secret-pass', salt),
+      hashSecret('secret-pass', Buffer.alloc(32, 2)),
+      hashSecret('secret-pasS', salt),
+    ])
+    expect(first).toHaveLength(32)
+    expect(Buffer.from(again).equals(first)).toBe(true)
+    expect(Buffer.from(otherSalt).equals(first)).toBe(false)
+    expect(Buffer.from(otherSecret).equals(first)).toBe(false)
   })
 })
 
@@ -68,8 +88,14 @@ for (const target of DATABASES) {
     })
 
     function serviceDrawing(ids: string[]) {
+      const repositories = {
+        todos: new KyselyTodoRepository(database.db),
+        members: new KyselyMemberRepository(database.db),
+        idempotency: new KyselyIdempotencyRepository(database.db),
+      }
       return new MemberService({
-        repository: new KyselyMemberRepository(database.db),
+        repository: repositories.members,
+        unitOfWork: new KyselyUnitOfWork(database.db, repositories),
         now: () => new Date('2026-11-22T09:15:02.123Z'),
         newId: () => ids.shift() ?? 'EXHAUSTED0',
         hashPassword: async (password) => `hashed:${password.length}`,
@@ -101,6 +127,57 @@ for (const target of DATABASES) {
       expect(
         (await service.create(input('x@example.com', 'Given@Example.com'))).credential.signId,
       ).toBe('Given@Example.com')
+    })
+
+    it("runs the work alongside in the insert's transaction: it sees the member", async () => {
+      const service = serviceDrawing(['ALONGSIDE1'])
+      const seen: (Member | undefined)[] = []
+      const created = await service.create(
+        input('alongside@example.com'),
+        async (member, scope) => {
+          seen.push(await scope.members.findById(member.memberId))
+        },
+      )
+      expect(seen).toEqual([created])
+      expect(await service.get('ALONGSIDE1')).toEqual(created)
+    })
+
+    it('stores no member when the work alongside fails', async () => {
+      const service = serviceDrawing(['ROLLEDBAK1'])
+      const failing = async () => {
+        throw new Error('alongside failed')
+      }
+      await expect(service.create(input('rolled.back@example.com'), failing)).rejects.toThrow(
+        'alongside failed',
+      )
+      await expect(service.get('ROLLEDBAK1')).rejects.toThrow('e.ex.mm.5001')
+      // The sign id is free again.
+      const again = serviceDrawing(['ROLLEDBAK2'])
+      expect((await again.create(input('rolled.back@example.com'))).memberId).toBe('ROLLEDBAK2')
+    })
+
+    it('retries a taken id in a new unit of work, and runs the work alongside once', async () => {
+      const service = serviceDrawing(['SAMEID0003', 'SAMEID0003', 'OTHERID004'])
+      await service.create(input('first.uow@example.com'))
+      const calls: string[] = []
+      const second = await service.create(input('second.uow@example.com'), async (member) => {
+        calls.push(member.memberId)
+      })
+      expect(second.memberId).toBe('OTHERID004')
+      expect(calls).toEqual(['OTHERID004'])
+      expect((await service.get('OTHERID004')).credential.signId).toBe('second.uow@example.com')
+    })
+
+    it('refuses a taken sign id without running the work alongside', async () => {
+      const service = serviceDrawing(['SIGNID0001', 'SIGNID0002'])
+      await service.create(input('taken.uow@example.com'))
+      let called = false
+      const refused = service.create(input('taken.uow@example.com'), async () => {
+        called = true
+      })
+      await expect(refused).rejects.toBeInstanceOf(BusinessRuleError)
+      expect(called).toBe(false)
+      await expect(service.get('SIGNID0002')).rejects.toThrow('e.ex.mm.5001')
     })
   })
 }

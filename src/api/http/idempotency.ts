@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Alongside, TransactionScope } from '../../domain/common/unit-of-work.js'
 import type { StoredOutcome } from '../../domain/idempotency/model.js'
-import type { IdempotencyService } from '../../domain/idempotency/service.js'
+import type { IdempotencyService, RequestDescription } from '../../domain/idempotency/service.js'
 import { ApiProblem, PROBLEMS } from '../errors/problems.js'
 
 /** 1 to 255 visible ASCII characters (decisions §7). */
@@ -21,28 +21,44 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
 } as const
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route honours an Idempotency-Key (decisions §7): `config: { idempotent: true }`.
+     * Its handler answers a creation with `answerCreated`.
+     */
+    idempotent?: boolean
+  }
   interface FastifyRequest {
     /** The Idempotency-Key this request holds while it is processed. */
-    idempotency: { readonly key: string; readonly claimedAt: Date } | null
+    idempotency: HeldKey | null
   }
 }
 
-/**
- * Fields left out of the fingerprint. Kept for a day next to the answer, a fast hash
- * over a body with its password would let anyone reading the database test password
- * guesses at SHA-256 speed, undoing argon2id.
- */
-const SECRET_FIELDS = new Set(['password'])
-
-function withoutSecrets(_key: string, value: unknown): unknown {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
-  return Object.fromEntries(Object.entries(value).filter(([name]) => !SECRET_FIELDS.has(name)))
+interface HeldKey {
+  readonly key: string
+  readonly claimedAt: Date
+  /** Stores the outcome in the unit of work that creates the resource. */
+  keepIn(scope: TransactionScope, outcome: StoredOutcome): Promise<void>
 }
 
-/** Method, path (with query) and body but its secrets: what makes two requests "the same". */
-function fingerprint(request: FastifyRequest): string {
-  const body = JSON.stringify(request.body ?? null, withoutSecrets)
-  return createHash('sha256').update(`${request.method} ${request.url}\n${body}`).digest('hex')
+/** Fields whose values are secrets: they enter the fingerprint only through a slow hash. */
+const SECRET_FIELDS = new Set(['password'])
+const SECRET_PLACEHOLDER = '<secret>'
+
+/**
+ * Method, path (with query) and body, each secret value taken out and put in its place
+ * a placeholder: what makes two requests "the same" (the service hashes it). Without
+ * secrets the text is the one fingerprinted before secrets counted, so keys stored then
+ * still match.
+ */
+function describeRequest(request: FastifyRequest): RequestDescription {
+  const secrets: unknown[] = []
+  const body = JSON.stringify(request.body ?? null, (name: string, value: unknown) => {
+    if (!SECRET_FIELDS.has(name)) return value
+    secrets.push(value)
+    return SECRET_PLACEHOLDER
+  })
+  return { text: `${request.method} ${request.url}\n${body}`, secrets }
 }
 
 function headerText(reply: FastifyReply, name: string): string | null {
@@ -50,19 +66,72 @@ function headerText(reply: FastifyReply, name: string): string | null {
   return value === undefined ? null : String(value)
 }
 
-function replay(reply: FastifyReply, outcome: StoredOutcome): FastifyReply {
-  reply.code(outcome.status).header('idempotent-replayed', 'true')
+/** Sends a stored outcome: the stored bytes as they are, not serialized again. */
+function sendOutcome(reply: FastifyReply, outcome: StoredOutcome): FastifyReply {
+  reply.code(outcome.status)
   if (outcome.location !== null) reply.header('location', outcome.location)
   if (outcome.etag !== null) reply.header('etag', outcome.etag)
-  // Already JSON: sent as stored, not serialized again.
   return reply.send(outcome.body)
 }
 
+function replay(reply: FastifyReply, outcome: StoredOutcome): FastifyReply {
+  return sendOutcome(reply.header('idempotent-replayed', 'true'), outcome)
+}
+
+/** What a creation answers with 201: the resource and the headers that name it. */
+export interface CreatedAnswer<Resource> {
+  /** Serialized by the route's 201 response schema. */
+  readonly resource: Resource
+  readonly location: string
+  readonly etag: string
+}
+
 /**
- * POST requests with an Idempotency-Key header. Checked once the request is known to be
- * valid, so a rejected request holds no key; the outcome is stored before it is sent,
- * so a retry arriving right after the answer already finds it. A failure on our side
- * (5xx) frees the key: the retry it invites is processed anew.
+ * Creates a resource and answers 201. When the request holds an Idempotency-Key, the
+ * answer is rendered inside the creation's unit of work and stored there with the
+ * resource: a crash or a failed write leaves both or neither, never a resource whose key
+ * a retry would process again. The stored string is the one sent, byte for byte.
+ */
+export async function answerCreated<Created, Resource>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  create: (alongside?: Alongside<Created>) => Promise<Created>,
+  answerOf: (created: Created) => CreatedAnswer<Resource>,
+): Promise<Resource | FastifyReply> {
+  const held = request.idempotency
+  if (held === null) {
+    const answer = answerOf(await create())
+    reply.code(201).header('location', answer.location).header('etag', answer.etag)
+    return answer.resource
+  }
+  let kept: StoredOutcome | undefined
+  await create(async (created, scope) => {
+    const answer = answerOf(created)
+    // The serializer of the route's response schema for this status.
+    const body = reply.code(201).serialize(answer.resource)
+    if (typeof body !== 'string') throw new Error('the 201 serializer gave no text')
+    const outcome: StoredOutcome = {
+      status: 201,
+      body,
+      location: answer.location,
+      etag: answer.etag,
+    }
+    await held.keepIn(scope, outcome)
+    kept = outcome
+  })
+  if (kept === undefined) throw new Error('the creation ran without its outcome')
+  // Stored with the resource: nothing is left for the onSend hook to store.
+  request.idempotency = null
+  return sendOutcome(reply, kept)
+}
+
+/**
+ * Idempotency-Keys on the routes that opt in with `config: { idempotent: true }`. The
+ * key is checked once the request is known to be valid, so a rejected request holds no
+ * key. A creation stores its answer in its own transaction (`answerCreated`); any other
+ * outcome (a 409, a 4xx) is stored after the fact, before it is sent, so a retry
+ * arriving right after the answer already finds it. A failure on our side (5xx) frees
+ * the key: the retry it invites is processed anew.
  */
 export function honourIdempotencyKeys(context: FastifyInstance, service: IdempotencyService): void {
   context.decorateRequest('idempotency', null)
@@ -73,9 +142,14 @@ export function honourIdempotencyKeys(context: FastifyInstance, service: Idempot
     if (typeof key !== 'string' || !KEY.test(key)) {
       throw new ApiProblem(PROBLEMS.parameterTypeMismatch)
     }
-    const admission = await service.admit(key, fingerprint(request))
+    const admission = await service.admit(key, describeRequest(request))
     if (admission.kind === 'replay') return replay(reply, admission.outcome)
-    request.idempotency = { key, claimedAt: admission.claimedAt }
+    const { claimedAt } = admission
+    request.idempotency = {
+      key,
+      claimedAt,
+      keepIn: (scope, outcome) => service.completeIn(scope, key, claimedAt, outcome),
+    }
   }
 
   const keepOutcome = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
@@ -100,11 +174,10 @@ export function honourIdempotencyKeys(context: FastifyInstance, service: Idempot
     return payload
   }
 
-  // Only POST routes carry the hooks: reads and other writes pay nothing for them.
+  // Only the routes that ask for it carry the hooks: the others pay nothing for them.
   context.addHook('onRoute', (route) => {
-    if (![route.method].flat().includes('POST')) return
-    const hooks = route as { preHandler?: unknown; onSend?: unknown }
-    hooks.preHandler = [...[hooks.preHandler ?? []].flat(), admit]
-    hooks.onSend = [...[hooks.onSend ?? []].flat(), keepOutcome]
+    if (route.config?.idempotent !== true) return
+    route.preHandler = [...[route.preHandler ?? []].flat(), admit]
+    route.onSend = [...[route.onSend ?? []].flat(), keepOutcome]
   })
 }

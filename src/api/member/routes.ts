@@ -1,13 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { PageFormat } from '../../config.js'
-import type { MemberSearch, SortableProperty } from '../../domain/member/model.js'
+import type { Member, MemberSearch, SortableProperty } from '../../domain/member/model.js'
 import type { MemberService } from '../../domain/member/service.js'
 import { registerOptionsRoutes } from '../common/options-routes.js'
 import { toPage } from '../common/page.js'
 import { errorResponses, noBody } from '../common/responses.js'
 import { parseSort } from '../common/sort.js'
 import type { Violation } from '../errors/problems.js'
+import { storeNoAnswers } from '../http/conventions.js'
 import { etagOf, ifMatchCondition, ifNoneMatchHits } from '../http/etag.js'
+import { answerCreated } from '../http/idempotency.js'
 import { locationOf } from '../http/location.js'
 import { noContent, notModified } from '../http/replies.js'
 import { fieldOrder, withBodyViolations } from '../validation/violations.js'
@@ -40,6 +42,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
   app,
   { service, pageFormat },
 ) => {
+  storeNoAnswers(app)
   const searchResponses = memberSearchResponses(pageFormat)
   app.get(
     '/members',
@@ -81,18 +84,24 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
         body: MemberCreateBody,
         response: { 201: MemberResource, ...errorResponses(400, 409, 413, 415, 422) },
       },
+      config: { idempotent: true },
     },
     async (request, reply) => {
       const { credential, ...profile } = request.body
-      const member = await service.create({
+      const input = {
         ...profile,
         credential: { signId: credential.signId, password: credential.password },
-      })
-      reply
-        .code(201)
-        .header('location', locationOf(request, member.memberId))
-        .header('etag', etagOf(member.version))
-      return toMemberResource(member)
+      }
+      return answerCreated(
+        request,
+        reply,
+        (alongside) => service.create(input, alongside),
+        (member: Member) => ({
+          resource: toMemberResource(member),
+          location: locationOf(request, member.memberId),
+          etag: etagOf(member.version),
+        }),
+      )
     },
   )
 

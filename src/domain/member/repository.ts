@@ -5,7 +5,11 @@ export type InsertOutcome = 'inserted' | 'member-id-taken' | 'sign-id-taken'
 
 export interface MemberRepository {
   findById(memberId: string): Promise<Member | undefined>
-  /** Inserts the member and its credential together, or neither. */
+  /**
+   * Inserts the member and its credential together, or neither. In a unit of work an
+   * outcome other than 'inserted' leaves its transaction fit only for a rollback (on
+   * PostgreSQL a unique violation aborts it): a retry needs a new unit of work.
+   */
   insert(member: Member): Promise<InsertOutcome>
   /** Writes the profile, lastModifiedAt and version only while the stored version is `expectedVersion`. */
   update(member: Member, expectedVersion: number): Promise<boolean>

@@ -25,6 +25,11 @@ function toRecord(row: Selectable<IdempotencyKeyTable>): IdempotencyRecord {
 export class KyselyIdempotencyRepository implements IdempotencyRepository {
   constructor(private readonly db: Kysely<DatabaseSchema>) {}
 
+  /** The same repository on a transaction (it compiles nothing ahead, so this is cheap). */
+  inTransaction(trx: Kysely<DatabaseSchema>): KyselyIdempotencyRepository {
+    return new KyselyIdempotencyRepository(trx)
+  }
+
   async claim(key: string, requestHash: string, now: Date): Promise<boolean> {
     // The primary key decides between concurrent claims, on every instance alike.
     const result = await this.db
@@ -44,8 +49,8 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
     return row && toRecord(row)
   }
 
-  async complete(key: string, createdAt: Date, outcome: StoredOutcome): Promise<void> {
-    await this.db
+  async complete(key: string, createdAt: Date, outcome: StoredOutcome): Promise<boolean> {
+    const result = await this.db
       .updateTable('idempotency_key')
       .set({
         status_code: outcome.status,
@@ -55,15 +60,23 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
       })
       .where('idempotency_key', '=', key)
       .where('created_at', '=', createdAt.toISOString())
-      .execute()
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
   }
 
   async release(key: string, createdAt: Date): Promise<void> {
-    await this.db
+    await this.#claimedAt(key, createdAt).where('status_code', 'is', null).execute()
+  }
+
+  async discard(key: string, createdAt: Date): Promise<void> {
+    await this.#claimedAt(key, createdAt).execute()
+  }
+
+  #claimedAt(key: string, createdAt: Date) {
+    return this.db
       .deleteFrom('idempotency_key')
       .where('idempotency_key', '=', key)
       .where('created_at', '=', createdAt.toISOString())
-      .execute()
   }
 
   async deleteCreatedBefore(cutoff: Date): Promise<number> {

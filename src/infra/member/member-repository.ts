@@ -9,8 +9,9 @@ import type {
 } from '../../domain/member/model.js'
 import type { InsertOutcome, MemberRepository } from '../../domain/member/repository.js'
 import { toDate } from '../db/dialect.js'
-import { precompiled } from '../db/precompiled.js'
+import { type Precompiled, precompiled } from '../db/precompiled.js'
 import type { DatabaseSchema } from '../db/schema.js'
+import { isStorableText } from '../db/storable-text.js'
 import { UniqueViolationError } from '../db/translate-errors.js'
 import { prefixRange } from './prefix-range.js'
 
@@ -119,10 +120,21 @@ function inSearchOrder(query: MemberQuery, search: MemberSearch): MemberQuery {
 }
 
 export class KyselyMemberRepository implements MemberRepository {
-  readonly #byId: (memberId: string) => Promise<Row[]>
+  readonly #byId: Precompiled<Row, [memberId: string]>
 
-  constructor(private readonly db: Kysely<DatabaseSchema>) {
-    this.#byId = precompiled(db, withMemberColumns(this.members().where('m.member_id', '=', '')))
+  constructor(
+    private readonly db: Kysely<DatabaseSchema>,
+    /** Given on a transaction: the repository whose compiled statements `db` runs. */
+    base?: KyselyMemberRepository,
+  ) {
+    this.#byId = base
+      ? base.#byId.on(db)
+      : precompiled(db, withMemberColumns(this.members().where('m.member_id', '=', '')))
+  }
+
+  /** This repository on a transaction, cheaply: nothing is built or compiled again. */
+  inTransaction(trx: Kysely<DatabaseSchema>): KyselyMemberRepository {
+    return new KyselyMemberRepository(trx, this)
   }
 
   private members(): MemberQuery {
@@ -148,34 +160,38 @@ export class KyselyMemberRepository implements MemberRepository {
   }
 
   async findById(memberId: string): Promise<Member | undefined> {
+    if (!isStorableText(memberId)) return undefined
     const [row] = await this.#byId(memberId)
     return row && toMember(row)
   }
 
   async insert(member: Member): Promise<InsertOutcome> {
+    const write = async (trx: Kysely<DatabaseSchema>) => {
+      await trx
+        .insertInto('member')
+        .values({
+          member_id: member.memberId,
+          ...profileColumns(member),
+          created_at: member.createdAt.toISOString(),
+          last_modified_at: member.lastModifiedAt.toISOString(),
+          version: member.version,
+        })
+        .execute()
+      await trx
+        .insertInto('member_credential')
+        .values({
+          member_id: member.memberId,
+          sign_id: member.credential.signId,
+          password_hash: member.credential.passwordHash,
+          password_last_changed_at: member.credential.passwordLastChangedAt.toISOString(),
+          last_modified_at: member.credential.lastModifiedAt.toISOString(),
+        })
+        .execute()
+    }
     try {
-      await this.db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('member')
-          .values({
-            member_id: member.memberId,
-            ...profileColumns(member),
-            created_at: member.createdAt.toISOString(),
-            last_modified_at: member.lastModifiedAt.toISOString(),
-            version: member.version,
-          })
-          .execute()
-        await trx
-          .insertInto('member_credential')
-          .values({
-            member_id: member.memberId,
-            sign_id: member.credential.signId,
-            password_hash: member.credential.passwordHash,
-            password_last_changed_at: member.credential.passwordLastChangedAt.toISOString(),
-            last_modified_at: member.credential.lastModifiedAt.toISOString(),
-          })
-          .execute()
-      })
+      // In a unit of work its transaction holds both rows (Kysely does not nest transactions).
+      if (this.db.isTransaction) await write(this.db)
+      else await this.db.transaction().execute(write)
       return 'inserted'
     } catch (error) {
       if (error instanceof UniqueViolationError) {
@@ -187,6 +203,7 @@ export class KyselyMemberRepository implements MemberRepository {
   }
 
   async update(member: Member, expectedVersion: number): Promise<boolean> {
+    if (!isStorableText(member.memberId)) return false
     const result = await this.db
       .updateTable('member')
       .set({
@@ -201,6 +218,7 @@ export class KyselyMemberRepository implements MemberRepository {
   }
 
   async delete(memberId: string, expectedVersion?: number): Promise<boolean> {
+    if (!isStorableText(memberId)) return false
     // The credential goes with it (ON DELETE CASCADE).
     let query = this.db.deleteFrom('member').where('member_id', '=', memberId)
     if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion)

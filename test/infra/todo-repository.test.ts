@@ -62,14 +62,89 @@ for (const target of DATABASES) {
       expect(await repository.delete(todo.todoId)).toBe(false)
     })
 
+    /** Every Todo, read page by page with listAfter. */
+    async function listAll(limit: number): Promise<Todo[]> {
+      const todos: Todo[] = []
+      for (;;) {
+        const last = todos.at(-1)
+        const page = await repository.listAfter(last, limit)
+        todos.push(...page)
+        if (page.length < limit) return todos
+      }
+    }
+
     it('lists by creation time, ties broken by id', async () => {
       const stamp = new Date('2030-01-01T00:00:00.000Z')
       const later = newTodo({ createdAt: new Date('2030-01-01T00:00:00.001Z') })
       const tieB = newTodo({ todoId: 'ffff-b', createdAt: stamp })
       const tieA = newTodo({ todoId: 'ffff-a', createdAt: stamp })
       for (const todo of [later, tieB, tieA]) await repository.insert(todo)
-      const ids = (await repository.findAll()).map((todo) => todo.todoId)
+      const ids = (await listAll(1000)).map((todo) => todo.todoId)
       expect(ids.slice(-3)).toEqual(['ffff-a', 'ffff-b', later.todoId])
+    })
+
+    it('pages through the list in order, each page starting right after the position given', async () => {
+      await isolated.exec('delete from todo')
+      expect(await repository.listAfter(undefined, 10)).toEqual([])
+      // Ties across page boundaries, and stamps whose text and time order must agree:
+      // a millisecond apart, across a second, a day and a year, inserted out of order.
+      const stamps = [
+        '2040-01-01T00:00:00.000Z',
+        '2040-01-01T00:00:00.001Z',
+        '2040-01-01T00:00:00.010Z',
+        '2040-01-01T00:00:00.999Z',
+        '2040-01-01T00:00:01.000Z',
+        '2040-01-02T00:00:00.000Z',
+        '2041-01-01T00:00:00.000Z',
+      ]
+      const todos: Todo[] = []
+      for (const [index, stamp] of stamps.entries()) {
+        for (const suffix of ['c', 'a', 'b']) {
+          todos.push(newTodo({ todoId: `page-${index}-${suffix}`, createdAt: new Date(stamp) }))
+        }
+      }
+      for (const todo of [...todos].reverse()) await repository.insert(todo)
+      const expected = [...todos].sort((a, b) =>
+        a.createdAt.getTime() === b.createdAt.getTime()
+          ? a.todoId < b.todoId
+            ? -1
+            : 1
+          : a.createdAt.getTime() - b.createdAt.getTime(),
+      )
+      for (const limit of [1, 2, 3, 4, 21, 22]) {
+        expect(await listAll(limit), `pages of ${limit}`).toEqual(expected)
+      }
+      // A position between two Todos (not one of them) works as well.
+      const after = { createdAt: new Date('2040-01-01T00:00:00.005Z'), todoId: 'zzz' }
+      expect((await repository.listAfter(after, 2)).map((todo) => todo.todoId)).toEqual([
+        'page-2-a',
+        'page-2-b',
+      ])
+      const lastOfTie = { createdAt: new Date(stamps[0] as string), todoId: 'page-0-b' }
+      expect((await repository.listAfter(lastOfTie, 2)).map((todo) => todo.todoId)).toEqual([
+        'page-0-c',
+        'page-1-a',
+      ])
+      expect(await repository.listAfter(expected.at(-1), 5)).toEqual([])
+    })
+
+    it('pages through rows written by SQL outside the service alike', async () => {
+      await isolated.exec('delete from todo')
+      const finished = target.name === 'sqlite' ? '0' : 'false'
+      await isolated.exec(
+        `insert into todo (todo_id, todo_title, finished, created_at) values
+           ('sql-b', 'b', ${finished}, '2050-06-01T12:00:00.500Z'),
+           ('sql-a', 'a', ${finished}, '2050-06-01T12:00:00.500Z'),
+           ('sql-c', 'c', ${finished}, '2050-06-01T12:00:00.501Z')`,
+      )
+      const [first, ...rest] = await listAll(1)
+      expect(first).toEqual({
+        todoId: 'sql-a',
+        todoTitle: 'a',
+        finished: false,
+        createdAt: new Date('2050-06-01T12:00:00.500Z'),
+      })
+      expect(rest.map((todo) => todo.todoId)).toEqual(['sql-b', 'sql-c'])
     })
 
     it('refuses a second Todo with the same id (primary key)', async () => {

@@ -1,10 +1,13 @@
+import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { todoVersion } from '../../domain/todo/model.js'
+import { type Todo, todoVersion } from '../../domain/todo/model.js'
 import type { TodoService } from '../../domain/todo/service.js'
 import { registerOptionsRoutes } from '../common/options-routes.js'
 import { errorResponses, noBody } from '../common/responses.js'
 import { etagOf, ifMatchCondition, ifNoneMatchHits } from '../http/etag.js'
+import { answerCreated } from '../http/idempotency.js'
+import { jsonArrayStream } from '../http/json-array-stream.js'
 import { locationOf } from '../http/location.js'
 import { noContent, notModified } from '../http/replies.js'
 import { ignoreBodies } from '../http/request-body.js'
@@ -27,10 +30,23 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
       schema: {
         tags,
         summary: 'Every Todo, oldest first.',
+        // Documents the body. A stream skips the serializer: json-array-stream.ts writes
+        // each toTodoResource() with JSON.stringify, the same fields in the same order.
         response: { 200: Type.Array(TodoResource), ...errorResponses() },
       },
     },
-    async () => (await service.list()).map(toTodoResource),
+    // Every Todo, streamed page by page (decisions §7; see json-array-stream.ts). The first
+    // page is read before answering: a database failure then is still a 500 ApiError.
+    async (request, reply) => {
+      if (request.method === 'HEAD') {
+        // GET's status and headers. Fastify would read a streamed body to the end only to
+        // discard it, so one row is read (to fail as GET would) and the body is empty.
+        ;(await jsonArrayStream(service.list(1), toTodoResource)).destroy()
+        return reply.send(Readable.from([]) as never)
+      }
+      // The typed reply expects the array itself; a stream of its text is sent as it is.
+      return reply.send((await jsonArrayStream(service.list(), toTodoResource)) as never)
+    },
   )
 
   app.post(
@@ -42,15 +58,19 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
         body: TodoCreateBody,
         response: { 201: TodoResource, ...errorResponses(400, 409, 413, 415, 422) },
       },
+      config: { idempotent: true },
     },
-    async (request, reply) => {
-      const todo = await service.create({ todoTitle: request.body.todoTitle })
-      reply
-        .code(201)
-        .header('location', locationOf(request, todo.todoId))
-        .header('etag', etagOf(todoVersion(todo)))
-      return toTodoResource(todo)
-    },
+    async (request, reply) =>
+      answerCreated(
+        request,
+        reply,
+        (alongside) => service.create({ todoTitle: request.body.todoTitle }, alongside),
+        (todo: Todo) => ({
+          resource: toTodoResource(todo),
+          location: locationOf(request, todo.todoId),
+          etag: etagOf(todoVersion(todo)),
+        }),
+      ),
   )
 
   app.get(

@@ -1,34 +1,66 @@
+import { ConcurrencyLimit } from '../common/concurrency-limit.js'
 import {
   BusinessRuleError,
   PreconditionFailedError,
   ResourceNotFoundError,
 } from '../common/errors.js'
+import type { Alongside, UnitOfWork } from '../common/unit-of-work.js'
 import { type VersionCondition, writeWhilePreconditionHolds } from '../common/version.js'
 import { type NewTodo, type Todo, todoVersion } from './model.js'
-import type { TodoRepository } from './repository.js'
+import type { TodoListPosition, TodoRepository } from './repository.js'
 
 export const TODO_NOT_FOUND = 'e.ex.td.5001'
 export const TODO_ALREADY_FINISHED = 'e.ex.td.8001'
 
+/**
+ * Todos per query of the full list. Bigger pages cost more memory for every reader of the
+ * list (and V8 lets its heap grow to several times what is live); smaller ones cost more
+ * queries. Measured with 300,000 Todos, six full readers and 450 lists pipelined by
+ * clients that never read (test/chaos/memory.test.ts), peak RSS SQLite / PostgreSQL:
+ * 166 / 214 MB at 100, 240 / 226 MB at 250, 252 / 250 MB at 500; one list alone took
+ * 1.3 / 2.3 s at 100, 1.0 / 1.4 s at 500.
+ */
+export const TODO_LIST_PAGE_SIZE = 100
+
+/**
+ * Pages of the list read at once, however many clients read it: the rest of the
+ * database connections stay free for every other request (see ConcurrencyLimit).
+ */
+export const TODO_LIST_QUERIES_AT_ONCE = 2
+
 export interface TodoServiceDeps {
   readonly repository: TodoRepository
+  /** Transactions for a create with more writes alongside it. */
+  readonly unitOfWork: UnitOfWork
   readonly now: () => Date
   readonly newId: () => string
 }
 
 export class TodoService {
   readonly #repository: TodoRepository
+  readonly #unitOfWork: UnitOfWork
   readonly #now: () => Date
   readonly #newId: () => string
+  readonly #listQueries = new ConcurrencyLimit(TODO_LIST_QUERIES_AT_ONCE)
 
   constructor(deps: TodoServiceDeps) {
     this.#repository = deps.repository
+    this.#unitOfWork = deps.unitOfWork
     this.#now = deps.now
     this.#newId = deps.newId
   }
 
-  list(): Promise<Todo[]> {
-    return this.#repository.findAll()
+  /**
+   * Every Todo, oldest first, one page at a time: a page is read only when the consumer
+   * asks for the next one, each with a short query of its own, so a slow consumer holds
+   * no database connection. Not a snapshot: a Todo created or deleted while the list is
+   * read may or may not be in it; none is listed twice.
+   */
+  list(pageSize: number = TODO_LIST_PAGE_SIZE): AsyncIterable<readonly Todo[]> {
+    return new TodoPages(
+      (after) => this.#listQueries.run(() => this.#repository.listAfter(after, pageSize)),
+      pageSize,
+    )
   }
 
   async get(todoId: string): Promise<Todo> {
@@ -37,15 +69,26 @@ export class TodoService {
     return todo
   }
 
-  /** A new Todo is always open and stamped by the service, whatever the client sent. */
-  async create(input: NewTodo): Promise<Todo> {
+  /**
+   * A new Todo is always open and stamped by the service, whatever the client sent.
+   * `alongside` runs in the insert's transaction (both are stored or neither); without
+   * it the insert is a single statement, with no transaction around it.
+   */
+  async create(input: NewTodo, alongside?: Alongside<Todo>): Promise<Todo> {
     const todo: Todo = {
       todoId: this.#newId(),
       todoTitle: input.todoTitle,
       finished: false,
       createdAt: this.#now(),
     }
-    await this.#repository.insert(todo)
+    if (alongside === undefined) {
+      await this.#repository.insert(todo)
+      return todo
+    }
+    await this.#unitOfWork.run(async (scope) => {
+      await scope.todos.insert(todo)
+      await alongside(todo, scope)
+    })
     return todo
   }
 
@@ -74,6 +117,40 @@ export class TodoService {
       todoVersion,
       async (current) => (await this.#repository.delete(todoId, current.finished)) || undefined,
     )
+  }
+}
+
+/**
+ * The pages of the list, each read when asked for. Written out rather than as an async
+ * generator: a suspended generator keeps all its locals alive, its last page included,
+ * for as long as its consumer waits on a slow client; this keeps only where to go on.
+ */
+class TodoPages implements AsyncIterableIterator<readonly Todo[]> {
+  #after: TodoListPosition | undefined
+  #finished = false
+
+  constructor(
+    private readonly readAfter: (after: TodoListPosition | undefined) => Promise<Todo[]>,
+    private readonly pageSize: number,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this
+  }
+
+  async next(): Promise<IteratorResult<readonly Todo[], undefined>> {
+    if (this.#finished) return { done: true, value: undefined }
+    const page = await this.readAfter(this.#after)
+    const last = page.at(-1)
+    this.#finished = !last || page.length < this.pageSize
+    if (!last) return { done: true, value: undefined }
+    this.#after = { createdAt: last.createdAt, todoId: last.todoId }
+    return { done: false, value: page }
+  }
+
+  async return(): Promise<IteratorResult<readonly Todo[], undefined>> {
+    this.#finished = true
+    return { done: true, value: undefined }
   }
 }
 

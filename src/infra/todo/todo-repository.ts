@@ -1,9 +1,10 @@
 import { type Kysely, type Selectable, sql } from 'kysely'
 import type { Todo } from '../../domain/todo/model.js'
-import type { TodoRepository } from '../../domain/todo/repository.js'
+import type { TodoListPosition, TodoRepository } from '../../domain/todo/repository.js'
 import { toBoolean, toDate } from '../db/dialect.js'
-import { precompiled } from '../db/precompiled.js'
+import { type Precompiled, precompiled } from '../db/precompiled.js'
 import type { DatabaseSchema, TodoTable } from '../db/schema.js'
+import { isStorableText } from '../db/storable-text.js'
 
 function toTodo(row: Selectable<TodoTable>): Todo {
   return {
@@ -19,23 +20,55 @@ const TRUE = sql.lit(true)
 const FALSE = sql.lit(false)
 
 export class KyselyTodoRepository implements TodoRepository {
-  readonly #byId: (todoId: string) => Promise<Selectable<TodoTable>[]>
+  readonly #byId: Precompiled<Selectable<TodoTable>, [todoId: string]>
+  readonly #firstPage: Precompiled<Selectable<TodoTable>, [limit: number]>
+  readonly #pageAfter: Precompiled<
+    Selectable<TodoTable>,
+    [createdAt: string, todoId: string, limit: number]
+  >
 
-  constructor(private readonly db: Kysely<DatabaseSchema>) {
+  constructor(
+    private readonly db: Kysely<DatabaseSchema>,
+    /** Given on a transaction: the repository whose compiled statements `db` runs. */
+    base?: KyselyTodoRepository,
+  ) {
+    if (base) {
+      this.#byId = base.#byId.on(db)
+      this.#firstPage = base.#firstPage.on(db)
+      this.#pageAfter = base.#pageAfter.on(db)
+      return
+    }
     this.#byId = precompiled(db, db.selectFrom('todo').selectAll().where('todo_id', '=', ''))
+    // The list in index order (todo_created_at_idx): each page starts where the last ended.
+    // Row values compare both columns in that order, on both databases. The time stamp is
+    // bound as the ISO text it is stored as: SQLite compares that text (its order is time
+    // order, as every stamp has the same form), PostgreSQL reads it as a timestamptz.
+    const list = db.selectFrom('todo').selectAll().orderBy('created_at').orderBy('todo_id')
+    this.#firstPage = precompiled(db, list.limit(0))
+    this.#pageAfter = precompiled(
+      db,
+      list
+        .where(({ eb, refTuple, tuple }) =>
+          eb(refTuple('created_at', 'todo_id'), '>', tuple('', '')),
+        )
+        .limit(0),
+    )
   }
 
-  async findAll(): Promise<Todo[]> {
-    const rows = await this.db
-      .selectFrom('todo')
-      .selectAll()
-      .orderBy('created_at')
-      .orderBy('todo_id')
-      .execute()
+  /** This repository on a transaction, cheaply: nothing is built or compiled again. */
+  inTransaction(trx: Kysely<DatabaseSchema>): KyselyTodoRepository {
+    return new KyselyTodoRepository(trx, this)
+  }
+
+  async listAfter(after: TodoListPosition | undefined, limit: number): Promise<Todo[]> {
+    const rows = after
+      ? await this.#pageAfter(after.createdAt.toISOString(), after.todoId, limit)
+      : await this.#firstPage(limit)
     return rows.map(toTodo)
   }
 
   async findById(todoId: string): Promise<Todo | undefined> {
+    if (!isStorableText(todoId)) return undefined
     const [row] = await this.#byId(todoId)
     return row && toTodo(row)
   }
@@ -52,6 +85,7 @@ export class KyselyTodoRepository implements TodoRepository {
   }
 
   async markFinished(todoId: string): Promise<Todo | undefined> {
+    if (!isStorableText(todoId)) return undefined
     const row = await this.db
       .updateTable('todo')
       .set({ finished: TRUE })
@@ -63,6 +97,7 @@ export class KyselyTodoRepository implements TodoRepository {
   }
 
   async delete(todoId: string, whenFinished?: boolean): Promise<boolean> {
+    if (!isStorableText(todoId)) return false
     let query = this.db.deleteFrom('todo').where('todo_id', '=', todoId)
     if (whenFinished !== undefined)
       query = query.where('finished', '=', whenFinished ? TRUE : FALSE)

@@ -4,25 +4,21 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { DestinationStream } from 'pino'
 import { v7 as uuidv7 } from 'uuid'
 import { DeferredCompilation } from './api/common/deferred-compilation.js'
-import { errorHandlingOptions, handleErrors } from './api/error-handler.js'
 import { healthRoutes } from './api/health/routes.js'
-import { answerUnmatchedRequests } from './api/http/allowed-methods.js'
-import { applyJsonConventions, applyRootConventions, trackIdOf } from './api/http/conventions.js'
-import { allowBrowserOrigins } from './api/http/cors.js'
-import { honourIdempotencyKeys } from './api/http/idempotency.js'
-import { RequestLog } from './api/http/request-log.js'
 import { memberRoutes } from './api/member/routes.js'
 import { describeApi, serveDocsPage, serveOpenApi } from './api/openapi.js'
 import { serveMetrics } from './api/operations/metrics.js'
+import { installJsonStages, installRootStages, pipelineOptions } from './api/pipeline.js'
 import { todoRoutes } from './api/todo/routes.js'
 import { validatorCompiler } from './api/validation/compiler.js'
-import type { Config, TrustProxy } from './config.js'
+import type { Config } from './config.js'
 import { IdempotencyService } from './domain/idempotency/service.js'
 import { newMemberId } from './domain/member/member-id.js'
-import { hashPassword } from './domain/member/password.js'
 import { MemberService } from './domain/member/service.js'
 import { TodoService } from './domain/todo/service.js'
+import { hashPassword, hashSecret } from './infra/crypto/argon2.js'
 import { createDatabase, type ExecutedQuery } from './infra/db/create-database.js'
+import { KyselyUnitOfWork } from './infra/db/unit-of-work.js'
 import { KyselyIdempotencyRepository } from './infra/idempotency/idempotency-repository.js'
 import { KyselyMemberRepository } from './infra/member/member-repository.js'
 import { KyselyTodoRepository } from './infra/todo/todo-repository.js'
@@ -32,19 +28,6 @@ const VERSION = (
     version: string
   }
 ).version
-
-/** Fastify's types omit the hop-count form, so a count becomes the equivalent function. */
-function trustProxyOption(trust: TrustProxy) {
-  if (typeof trust === 'number') return (_address: string, hop: number) => hop < trust
-  return typeof trust === 'boolean' ? trust : [...trust]
-}
-
-/**
- * find-my-way's cap exists to bound regex parameters, which we do not use; any id,
- * however long, is looked up and answers the resource's own 404. The URL itself is
- * bounded by Node's header size limit.
- */
-const MAX_PARAM_LENGTH = 16 * 1024
 
 const PURGE_INTERVAL_MS = 60 * 60 * 1000
 
@@ -88,28 +71,14 @@ export async function buildApp(
   const compilation = new DeferredCompilation()
   const fastJsonStringify = SerializerSelector()
   const app = Fastify({
+    ...pipelineOptions(config),
     logger: loggerOptions(config, options),
-    genReqId: trackIdOf,
-    logController: new RequestLog(),
-    bodyLimit: config.bodyLimit,
-    // A client sending slowly (slowloris) cannot hold a connection past these.
-    requestTimeout: config.requestTimeoutMs,
-    http: {
-      headersTimeout: config.headersTimeoutMs,
-      // Node checks both only this often (30 s by default).
-      connectionsCheckingInterval: Math.min(1000, Math.ceil(config.headersTimeoutMs / 2)),
-    },
-    trustProxy: trustProxyOption(config.trustProxy),
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    // Requests that arrive while stopping are still served; new connections are refused.
-    return503OnClosing: false,
     schemaController: {
       compilersFactory: {
         buildSerializer: (externalSchemas, options) =>
           compilation.defer(fastJsonStringify(externalSchemas, options)),
       },
     },
-    ...errorHandlingOptions,
   })
 
   app.setValidatorCompiler(compilation.defer(validatorCompiler))
@@ -123,10 +92,8 @@ export async function buildApp(
     compilation.stop()
     done()
   })
-  handleErrors(app)
-  applyRootConventions(app)
-  answerUnmatchedRequests(app, MAX_PARAM_LENGTH)
-  await allowBrowserOrigins(app, config.corsOrigins)
+  // The pipeline's stages are listed, in order, in api/pipeline.ts.
+  await installRootStages(app, config)
   await describeApi(app, VERSION)
 
   const database = await createDatabase(config.database, {
@@ -138,30 +105,42 @@ export async function buildApp(
     }),
   })
   app.addHook('onClose', () => database.close())
-  serveMetrics(app, { poolStats: database.poolStats })
+  serveMetrics(app, {
+    poolStats: database.poolStats,
+    port: config.metricsPort,
+    host: config.host,
+  })
 
+  const repositories = {
+    todos: new KyselyTodoRepository(database.db),
+    members: new KyselyMemberRepository(database.db),
+    idempotency: new KyselyIdempotencyRepository(database.db),
+  }
+  const unitOfWork = new KyselyUnitOfWork(database.db, repositories)
   const todoService = new TodoService({
-    repository: new KyselyTodoRepository(database.db),
+    repository: repositories.todos,
+    unitOfWork,
     now: () => new Date(),
     newId: uuidv7,
   })
   const memberService = new MemberService({
-    repository: new KyselyMemberRepository(database.db),
+    repository: repositories.members,
+    unitOfWork,
     now: () => new Date(),
     newId: newMemberId,
     hashPassword,
   })
 
   const idempotency = new IdempotencyService({
-    repository: new KyselyIdempotencyRepository(database.db),
+    repository: repositories.idempotency,
     now: () => new Date(),
+    slowHash: hashSecret,
   })
   purgeExpiredKeysRegularly(app, idempotency)
 
   await app.register(
     async (api) => {
-      applyJsonConventions(api)
-      honourIdempotencyKeys(api, idempotency)
+      installJsonStages(api, idempotency)
       await api.register(todoRoutes, { service: todoService })
       await api.register(memberRoutes, { service: memberService, pageFormat: config.pageFormat })
       serveOpenApi(api)
@@ -169,7 +148,7 @@ export async function buildApp(
     { prefix: '/api/v1' },
   )
   await app.register(async (health) => {
-    applyJsonConventions(health)
+    installJsonStages(health)
     await health.register(healthRoutes, {
       ping: database.ping,
       readyTimeoutMs: config.readyTimeoutMs,

@@ -22,6 +22,7 @@ import {
 } from '../domain/idempotency/service.js'
 import type { ApiErrorBody } from './errors/api-error.js'
 import { ApiProblem, PROBLEMS, type Problem } from './errors/problems.js'
+import { existingLineOf } from './http/connection-line.js'
 import { JSON_CONTENT_TYPE } from './http/media-types.js'
 import {
   isMessageKey,
@@ -36,7 +37,6 @@ const DOMAIN_STATUS: ReadonlyArray<
   readonly [abstract new (...args: never[]) => DomainError, number]
 > = [
   [ResourceNotFoundError, 404],
-  [ResultLimitExceededError, 400],
   [BusinessRuleError, 409],
   [OptimisticLockError, 409],
   [PreconditionFailedError, 412],
@@ -96,9 +96,19 @@ function renderDomain(error: DomainError, status: number, locale: Locale): Rende
   return { status, headers: {}, body: { code, message: message(locale, code, args) } }
 }
 
+/** The only request that can ask for more than a limit is the unpaged member search. */
+function resultLimitProblem(error: ResultLimitExceededError): ApiProblem {
+  return new ApiProblem(PROBLEMS.parameterValidation, {
+    violations: [
+      { constraint: 'ResultLimit', target: 'unpaged', attributes: { max: error.limit } },
+    ],
+  })
+}
+
 /** Any thrown value -> status, headers and ApiError body. The only such mapping. */
 export function toApiError(error: unknown, locale: Locale): Rendered {
   if (error instanceof ApiProblem) return render(error, locale)
+  if (error instanceof ResultLimitExceededError) return render(resultLimitProblem(error), locale)
   for (const [type, status] of DOMAIN_STATUS) {
     if (error instanceof type) return renderDomain(error, status, locale)
   }
@@ -116,18 +126,40 @@ function logFailure(request: FastifyRequest, error: unknown, status: number): vo
   }
 }
 
+/** What is sent when even rendering the error failed: fixed, so it cannot fail. */
+const LAST_RESORT: Rendered = {
+  status: 500,
+  headers: {},
+  body: { code: PROBLEMS.systemError.code, message: message('en', PROBLEMS.systemError.code) },
+}
+
+function renderSafely(request: FastifyRequest, error: unknown): Rendered {
+  try {
+    return toApiError(error, resolveLocale(request.headers['accept-language']))
+  } catch (renderError) {
+    request.log.error({ err: renderError }, 'could not render an error answer')
+    return LAST_RESORT
+  }
+}
+
+/** Sends text that is JSON already. */
+const asIs = (text: string) => text
+
+/**
+ * The body goes out as ready JSON text, and a serializer a route chose for its answer
+ * (which failed, or never ran) is replaced: an error met while serializing an answer is
+ * still an ApiError with the exact Content-Type.
+ */
 function sendApiError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
-  const { status, body, headers } = toApiError(
-    error,
-    resolveLocale(request.headers['accept-language']),
-  )
+  const { status, body, headers } = renderSafely(request, error)
   logFailure(request, error, status)
   return reply
     .code(status)
     .headers(headers)
     .header('x-track', request.id)
     .header('content-type', JSON_CONTENT_TYPE)
-    .send(body)
+    .serializer(asIs)
+    .send(JSON.stringify(body))
 }
 
 /** Answers to requests Node could not parse, by its error code; anything else is 400. */
@@ -152,11 +184,11 @@ interface BrokenRequestAnswer {
 }
 
 /**
- * A request so broken that HTTP parsing failed: answered on the socket, still as ApiError.
- * As Node itself does, nothing is written once a response has started on the socket
- * (a client still sending a body the route never read), so no second answer corrupts it.
+ * Written on the socket, still as an ApiError. As Node itself does, nothing is written
+ * once a response has started on the socket (a client still sending a body the route
+ * never read), so no second answer corrupts it.
  */
-function answerBrokenRequest(error: Error & { code?: string }, socket: Socket): void {
+function writeBrokenRequestAnswer(error: Error & { code?: string }, socket: Socket): void {
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
   if (!socket.writable || inFlight?.headersSent) {
     socket.destroy()
@@ -167,8 +199,21 @@ function answerBrokenRequest(error: Error & { code?: string }, socket: Socket): 
   socket.end(
     // The request's own X-Track was never parsed: the answer carries a new one.
     `HTTP/1.1 ${status} ${reason}\r\nX-Track: ${randomUUID()}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `X-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
   )
+}
+
+/**
+ * Bytes HTTP parsing failed on (Node's clientError). They come after the requests
+ * already received on the connection, so they are answered after those, in order.
+ */
+function answerBrokenRequest(error: Error & { code?: string }, socket: Socket): void {
+  const answer = () => writeBrokenRequestAnswer(error, socket)
+  const line = existingLineOf(socket)
+  if (line) line.endWith(answer)
+  else answer()
 }
 
 /** Fastify options that route framework-level failures through the same mapping. */

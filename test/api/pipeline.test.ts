@@ -1,8 +1,8 @@
-import { connect } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import type { ApiErrorBody } from '../../src/api/errors/api-error.js'
 import { DATABASES, type DatabaseTarget } from '../helpers/databases.js'
 import type { HttpResponse } from '../helpers/http.js'
+import { rawExchange } from '../helpers/raw-http.js'
 import { serverPerSuite, startServer, type TestServer } from '../helpers/server.js'
 
 /**
@@ -100,18 +100,6 @@ async function findLog(
   return undefined
 }
 
-/** Writes raw bytes on a TCP connection and returns everything the server answers. */
-function rawExchange(baseUrl: string, bytes: string): Promise<string> {
-  const { hostname, port } = new URL(baseUrl)
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    const socket = connect(Number(port), hostname, () => socket.write(bytes))
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk))
-    socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-    socket.on('error', reject)
-  })
-}
-
 /** A server with its own SQLite database and settings, closed after `work`. */
 async function withServer(
   settings: Record<string, string>,
@@ -149,8 +137,14 @@ describe('request pipeline (SQLite)', () => {
       },
     )
 
-    it('answers e.ex.fw.5001 for a path that cannot be decoded', async () => {
-      expectJson(await suite.server.request('GET', `${TODOS}/%E0%A4%A`), 404, NOT_FOUND)
+    it('answers e.ex.fw.5001 for a path that cannot be decoded and names no resource', async () => {
+      expectJson(await suite.server.request('GET', '/api/v1/%E0%A4%A'), 404, NOT_FOUND)
+    })
+
+    it("answers the todo's 404 for an id that cannot be decoded (decisions §2)", async () => {
+      const response = await suite.server.request('GET', `${TODOS}/%E0%A4%A`)
+      expect(response.status).toBe(404)
+      expect((response.body as ApiErrorBody).code).toBe('e.ex.td.5001')
     })
   })
 
@@ -505,25 +499,25 @@ describe('request pipeline (SQLite)', () => {
   })
 
   it('answers a malformed HTTP request with 400 and an e.ex.fw.7003 JSON body', async () => {
-    const raw = await rawExchange(
+    const { responses } = await rawExchange(
       suite.server.baseUrl,
       'GET /api/v1/todos HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
     )
-    expect(raw.startsWith('HTTP/1.1 400')).toBe(true)
-    const [head = '', body = ''] = raw.split('\r\n\r\n')
-    expect(head.split('\r\n')).toContain(`Content-Type: ${JSON_TYPE}`)
-    expect(JSON.parse(body)).toEqual(MALFORMED_BODY)
+    const [answer] = responses
+    expect(answer?.statusLine.startsWith('HTTP/1.1 400')).toBe(true)
+    expect(answer?.headers['content-type']).toBe(JSON_TYPE)
+    expect(answer?.json).toEqual(MALFORMED_BODY)
   })
 
   it('answers headers over the size limit with 431 and an e.ex.fw.7006 JSON body', async () => {
-    const raw = await rawExchange(
+    const { responses } = await rawExchange(
       suite.server.baseUrl,
       `GET /api/v1/todos HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
     )
-    expect(raw.startsWith('HTTP/1.1 431 Request Header Fields Too Large')).toBe(true)
-    const [head = '', body = ''] = raw.split('\r\n\r\n')
-    expect(head.split('\r\n')).toContain(`Content-Type: ${JSON_TYPE}`)
-    expect(JSON.parse(body)).toEqual({
+    const [answer] = responses
+    expect(answer?.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large')
+    expect(answer?.headers['content-type']).toBe(JSON_TYPE)
+    expect(answer?.json).toEqual({
       code: 'e.ex.fw.7006',
       message: 'Type mismatch error occurred in request parameter or header or path variable.',
     })

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
-import { connect } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { DATABASES } from '../helpers/databases.js'
 import type { HttpOptions, HttpResponse } from '../helpers/http.js'
 import { type MemberBody, TEST_PASSWORDS, updateBody } from '../helpers/members.js'
+import { openRaw, type RawResponse, rawExchange } from '../helpers/raw-http.js'
 import { type SuiteServer, serverPerSuite } from '../helpers/server.js'
 
 /**
@@ -22,13 +22,15 @@ const METHODS = ['GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'DELETE'] as 
 const UNKNOWN_TODO_ID = '00000000-0000-7000-8000-000000000000'
 const UNKNOWN_MEMBER_ID = 'ZZZZZZZZZZ'
 
-/** The headers of a plain JSON answer; a 500 carries no other. */
+/** The headers of a plain JSON answer, protective ones included; a 500 carries no other. */
 const PLAIN_HEADERS = [
+  'cache-control',
   'connection',
   'content-length',
   'content-type',
   'date',
   'keep-alive',
+  'x-content-type-options',
   'x-track',
 ]
 const SYSTEM_ERROR = { code: 'e.ex.fw.9002', message: 'System error occurred.' }
@@ -174,6 +176,8 @@ function routeTable(app: FastifyInstance): RouteEntry[] {
 interface SlowClientResult {
   /** Everything the server wrote. */
   readonly response: string
+  /** The first answer on the socket. */
+  readonly first: RawResponse | undefined
   /** From connecting until the socket closed. */
   readonly closedAfterMs: number
   /** False when the client gave up waiting (the server never cut it off). */
@@ -190,80 +194,17 @@ function slowClient(
   trickle: string,
   { intervalMs = 200, giveUpMs = 6000 } = {},
 ): { readonly result: Promise<SlowClientResult>; isOpen(): boolean } {
-  const { hostname, port } = new URL(baseUrl)
-  let open = true
-  const result = new Promise<SlowClientResult>((resolve) => {
-    const started = Date.now()
-    const chunks: Buffer[] = []
-    let closedByServer = true
-    let sent = 0
-    let ticker: NodeJS.Timeout | undefined
-    const socket = connect(Number(port), hostname, () => {
-      socket.write(head)
-      ticker = setInterval(() => {
-        if (socket.writable) socket.write(trickle.charAt(sent++ % trickle.length))
-      }, intervalMs)
-    })
-    const giveUp = setTimeout(() => {
-      closedByServer = false
-      socket.destroy()
-    }, giveUpMs)
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk))
-    // Writing after the server's answer may meet EPIPE or ECONNRESET: that is the cut.
-    socket.on('error', () => {})
-    socket.on('close', () => {
-      open = false
-      clearInterval(ticker)
-      clearTimeout(giveUp)
-      resolve({
-        response: Buffer.concat(chunks).toString('utf8'),
-        closedAfterMs: Date.now() - started,
-        closedByServer,
-      })
-    })
+  const connection = openRaw(baseUrl, head, {
+    timeoutMs: giveUpMs,
+    trickle: { text: trickle, intervalMs },
   })
-  return { result, isOpen: () => open }
-}
-
-/** Status line and JSON body of a raw HTTP answer. */
-function parseRaw(response: string): { statusLine: string; body: unknown } {
-  const [head = '', body = ''] = response.split('\r\n\r\n')
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(body)
-  } catch {
-    parsed = undefined
-  }
-  return { statusLine: head.split('\r\n')[0] ?? '', body: parsed }
-}
-
-/** Writes `bytes` and resolves with the first answer on the socket (or all of it at close). */
-function rawExchange(baseUrl: string, bytes: string): Promise<string> {
-  const { hostname, port } = new URL(baseUrl)
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    const socket = connect(Number(port), hostname, () => socket.write(bytes))
-    const done = () => {
-      socket.destroy()
-      resolve(Buffer.concat(chunks).toString('utf8'))
-    }
-    const timer = setTimeout(() => reject(new Error('no answer within 5 s')), 5000)
-    socket.on('data', (chunk: Buffer) => {
-      chunks.push(chunk)
-      const text = Buffer.concat(chunks).toString('utf8')
-      const [head, body] = text.split('\r\n\r\n')
-      const length = /content-length: (\d+)/i.exec(head ?? '')?.[1]
-      if (body !== undefined && length !== undefined && Buffer.byteLength(body) >= Number(length)) {
-        clearTimeout(timer)
-        done()
-      }
-    })
-    socket.on('error', () => {})
-    socket.on('close', () => {
-      clearTimeout(timer)
-      resolve(Buffer.concat(chunks).toString('utf8'))
-    })
-  })
+  const result = connection.result.then((exchange) => ({
+    response: exchange.raw.toString('utf8'),
+    first: exchange.responses[0],
+    closedAfterMs: exchange.elapsedMs,
+    closedByServer: exchange.closedByServer,
+  }))
+  return { result, isOpen: connection.isOpen }
 }
 
 // ---- password flows ----------------------------------------------------------------------
@@ -374,7 +315,7 @@ async function sendPasswordsEverywhere(call: Call): Promise<void> {
   const again = await call('POST', MEMBERS, { headers: { 'idempotency-key': key }, body: replayed })
   const reused = await call('POST', MEMBERS, {
     headers: { 'idempotency-key': key },
-    // Another request (the password alone would not make one: it is left out of the fingerprint).
+    // Another request (another name and another password, which counts through argon2id).
     body: { ...replayed, firstName: 'Other', credential: { password: PASSWORDS.second } },
   })
   expect([first.status, again.status, reused.status]).toEqual([201, 201, 422])
@@ -649,14 +590,15 @@ for (const target of DATABASES) {
 
       it('refuses a declared Content-Length over BODY_LIMIT before any body byte arrives', async () => {
         const started = Date.now()
-        const answer = await rawExchange(
+        const { responses } = await rawExchange(
           suite.server.baseUrl,
           `POST ${TODOS} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
             'Content-Length: 10000000\r\n\r\n',
+          { responses: 1 },
         )
-        const { statusLine, body } = parseRaw(answer)
-        expect(statusLine).toBe('HTTP/1.1 413 Payload Too Large')
-        expect(body).toEqual(BODY_TOO_LARGE)
+        const [answer] = responses
+        expect(answer?.statusLine).toBe('HTTP/1.1 413 Payload Too Large')
+        expect(answer?.json).toEqual(BODY_TOO_LARGE)
         expect(Date.now() - started).toBeLessThan(3000)
         expect((await call('GET', TODOS)).status).toBe(200)
       })
@@ -889,9 +831,8 @@ for (const target of DATABASES) {
     function expectCutWith408(result: SlowClientResult, withinMs: number): void {
       expect(result.closedByServer).toBe(true)
       expect(result.closedAfterMs).toBeLessThan(withinMs)
-      const { statusLine, body } = parseRaw(result.response)
-      expect(statusLine).toBe('HTTP/1.1 408 Request Timeout')
-      expect(body).toEqual(REQUEST_TIMEOUT)
+      expect(result.first?.statusLine).toBe('HTTP/1.1 408 Request Timeout')
+      expect(result.first?.json).toEqual(REQUEST_TIMEOUT)
     }
 
     it('cuts headers sent a byte at a time with 408, while serving others promptly', async () => {

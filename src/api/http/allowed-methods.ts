@@ -54,7 +54,9 @@ export function answerUnmatchedRequests(app: FastifyInstance, maxParamLength: nu
   app.setNotFoundHandler((request) => {
     const path = request.url.split('?', 1)[0] ?? '/'
     const match = paths.find('GET', path) as { params: unknown; store?: { url: string } } | null
-    if (!match?.store || hasEmptyParam(match.params))
+    // A route that serves the method found nothing (a file the docs page does not have).
+    const served = match?.store && methodsByUrl.get(match.store.url)?.has(request.method)
+    if (!match?.store || served || hasEmptyParam(match.params))
       throw new ApiProblem(PROBLEMS.resourceNotFound)
     throw new ApiProblem(PROBLEMS.methodNotAllowed, {
       headers: { allow: allowHeader(match.store.url) },

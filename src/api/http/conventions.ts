@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { ApiProblem, PROBLEMS } from '../errors/problems.js'
 import { acceptsJson, JSON_CONTENT_TYPE } from './media-types.js'
 import { acceptJsonBodies, ignoreBodies } from './request-body.js'
+import { checkRequestHead } from './request-head.js'
 
 const TRACK_ID = /^[A-Za-z0-9._-]{1,64}$/
 
@@ -14,14 +15,15 @@ export function trackIdOf(request: IncomingMessage): string {
 }
 
 /**
- * What every response shares, whatever serves it: the X-Track header. The body of a
- * request no route matches is never read, so its 404/405 comes first (decisions §2).
+ * What every response shares, whatever serves it: the X-Track header, and no content
+ * sniffing by browsers. Then the request head's own checks (Host, Expect). The body of
+ * a request no route matches is never read, so its 404/405 comes first (decisions §2).
  */
 export function applyRootConventions(app: FastifyInstance): void {
   ignoreBodies(app)
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-track', request.id)
-    done()
+    reply.header('x-track', request.id).header('x-content-type-options', 'nosniff')
+    done(checkRequestHead(request))
   })
 }
 
@@ -39,5 +41,16 @@ export function applyJsonConventions(context: FastifyInstance): void {
   context.addHook('preValidation', (request, _reply, done) => {
     const missing = request.body === undefined && request.routeOptions.schema?.body !== undefined
     done(missing ? new ApiProblem(PROBLEMS.malformedBody) : undefined)
+  })
+}
+
+/**
+ * Answers that carry personal data (the member routes) are kept by no cache: not a
+ * shared proxy's, not the browser's disk.
+ */
+export function storeNoAnswers(context: FastifyInstance): void {
+  context.addHook('onRequest', (_request, reply, done) => {
+    reply.header('cache-control', 'no-store')
+    done()
   })
 }

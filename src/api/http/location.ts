@@ -12,8 +12,12 @@ function authority(request: FastifyRequest): string {
   return `${address ?? 'localhost'}:${localPort}`
 }
 
-/** The absolute URL of a resource just created under the request's path. */
+/**
+ * The absolute URL of a resource just created in the collection the request posted to.
+ * The path is the route's own (the collection's canonical path), never the raw request
+ * target, which may be in absolute form (`POST http://other.example/api/v1/todos`).
+ */
 export function locationOf(request: FastifyRequest, id: string): string {
-  const path = request.url.split('?', 1)[0]
+  const path = request.routeOptions.url
   return `${request.protocol}://${authority(request)}${path}/${encodeURIComponent(id)}`
 }

@@ -1,5 +1,30 @@
-import type { FastifyInstance } from 'fastify'
+import { parse as parseContentType } from 'content-type'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiProblem, PROBLEMS } from '../errors/problems.js'
+
+/** Throws on bytes that are not UTF-8 (a lone surrogate's encoding, overlongs, stray bytes). */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+
+/**
+ * A body the service can read as it is: UTF-8 text (a `charset` parameter, if any, says
+ * utf-8) sent without a content coding. Anything else would be guessed at or stored as
+ * mojibake, so it is refused (decisions §2).
+ */
+function isReadableAsSent(request: FastifyRequest): boolean {
+  const coding = request.headers['content-encoding']
+  if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') return false
+  const { charset } = parseContentType(request.headers['content-type'] ?? '').parameters
+  return charset === undefined || charset.toLowerCase() === 'utf-8'
+}
+
+function parseJson(bytes: Buffer): unknown {
+  if (bytes.length === 0) throw new ApiProblem(PROBLEMS.malformedBody)
+  try {
+    return JSON.parse(strictUtf8.decode(bytes))
+  } catch {
+    throw new ApiProblem(PROBLEMS.malformedBody)
+  }
+}
 
 /**
  * application/json (any parameters, any letter case) is the only body the API reads;
@@ -8,13 +33,21 @@ import { ApiProblem, PROBLEMS } from '../errors/problems.js'
  */
 export function acceptJsonBodies(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    if (body === '') return done(new ApiProblem(PROBLEMS.malformedBody), undefined)
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     try {
-      done(null, JSON.parse(body as string))
-    } catch {
-      done(new ApiProblem(PROBLEMS.malformedBody), undefined)
+      done(null, parseJson(body as Buffer))
+    } catch (error) {
+      done(error as Error, undefined)
     }
+  })
+  // Before the body is read, so that such a body is refused with 415 even when too large.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const reads = request.routeOptions.schema?.body !== undefined
+    if (reads && !isReadableAsSent(request)) {
+      done(new ApiProblem(PROBLEMS.unsupportedMediaType))
+      return
+    }
+    done(null, payload)
   })
 }
 

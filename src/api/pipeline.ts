@@ -1,0 +1,97 @@
+import type { Server } from 'node:http'
+import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
+import type { Config, TrustProxy } from '../config.js'
+import type { IdempotencyService } from '../domain/idempotency/service.js'
+import { errorHandlingOptions, handleErrors } from './error-handler.js'
+import { answerUnmatchedRequests } from './http/allowed-methods.js'
+import { applyJsonConventions, applyRootConventions, trackIdOf } from './http/conventions.js'
+import { allowBrowserOrigins } from './http/cors.js'
+import { createHttpServer } from './http/http-server.js'
+import { honourIdempotencyKeys } from './http/idempotency.js'
+import { RequestLog } from './http/request-log.js'
+import { decodableTarget } from './http/request-target.js'
+
+/*
+ * The request pipeline, in the order a request meets it. Each stage lives in the file
+ * named; this file is the one place that puts them in order.
+ *
+ * Every request
+ *  1. connection     http/http-server.ts, http/connection-line.ts: the requests of one
+ *                    connection run one at a time and are answered in order; none runs
+ *                    after an answer that closes the connection. Bytes Node cannot parse
+ *                    are answered as an ApiError after the requests before them
+ *                    (error-handler.ts). CONNECT, a missing Host and an unknown Expect
+ *                    are let in, to be answered below.
+ *  2. target         http/request-target.ts: a path that is no UTF-8 text made routable.
+ *  3. onRequest      http/conventions.ts: X-Track and X-Content-Type-Options on every
+ *                    answer; http/request-head.ts: Host (400), Expect (417).
+ *                    http/allowed-methods.ts: an empty id is 404; an unknown path 404 and
+ *                    a known one with another method 405 (the not-found handler).
+ *                    http/cors.ts: browser preflights, when CORS_ORIGINS is set.
+ * In the JSON contexts (/api/v1, /health)
+ *  4. onRequest      http/conventions.ts: the exact JSON Content-Type; no JSON in
+ *                    Accept is 406. Member routes: Cache-Control: no-store.
+ *  5. preParsing     http/request-body.ts: a charset or Content-Encoding the service
+ *                    does not read is 415, before the body is read.
+ *  6. parsing        http/request-body.ts: only application/json (415), at most
+ *                    BODY_LIMIT bytes (413), UTF-8 JSON (400 e.ex.fw.7003).
+ *  7. preValidation  http/conventions.ts: a body the route needs is there (400).
+ *  8. validation     validation/compiler.ts: unknown fields 7004, types 7005/7006,
+ *                    rules 7001/7002.
+ *  9. preHandler     http/idempotency.ts: Idempotency-Key admission, on the routes whose
+ *                    config says `idempotent: true`.
+ * 10. handler        <resource>/routes.ts, calling the domain's services.
+ * 11. onSend         http/idempotency.ts: an outcome not stored with the resource.
+ * 12. onResponse     operations/metrics.ts; http/request-log.ts writes the log line.
+ * A failure at any stage: error-handler.ts, the one mapping to an ApiError.
+ */
+
+/**
+ * find-my-way's cap exists to bound regex parameters, which we do not use; any id,
+ * however long, is looked up and answers the resource's own 404. The URL itself is
+ * bounded by Node's header size limit.
+ */
+const MAX_PARAM_LENGTH = 16 * 1024
+
+/** Fastify's types omit the hop-count form, so a count becomes the equivalent function. */
+function trustProxyOption(trust: TrustProxy) {
+  if (typeof trust === 'number') return (_address: string, hop: number) => hop < trust
+  return typeof trust === 'boolean' ? trust : [...trust]
+}
+
+/** The server options behind stages 1 and 2, the request id, the log line and the limits. */
+export function pipelineOptions(config: Config): FastifyHttpOptions<Server> {
+  return {
+    serverFactory: createHttpServer,
+    rewriteUrl: decodableTarget,
+    genReqId: trackIdOf,
+    logController: new RequestLog(),
+    bodyLimit: config.bodyLimit,
+    // A client sending slowly (slowloris) cannot hold a connection past these.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      // Node checks both only this often (30 s by default).
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(config.headersTimeoutMs / 2)),
+    },
+    trustProxy: trustProxyOption(config.trustProxy),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Requests that arrive while stopping are still served; new connections are refused.
+    return503OnClosing: false,
+    ...errorHandlingOptions,
+  }
+}
+
+/** Stage 3 and the error mapping, on the whole server; before any route is registered. */
+export async function installRootStages(app: FastifyInstance, config: Config): Promise<void> {
+  handleErrors(app)
+  applyRootConventions(app)
+  answerUnmatchedRequests(app, MAX_PARAM_LENGTH)
+  await allowBrowserOrigins(app, config.corsOrigins)
+}
+
+/** Stages 4 to 9 in a JSON context; Idempotency-Key where the context has POST routes. */
+export function installJsonStages(context: FastifyInstance, idempotency?: IdempotencyService) {
+  applyJsonConventions(context)
+  if (idempotency) honourIdempotencyKeys(context, idempotency)
+}

@@ -1334,7 +1334,31 @@ for (const target of DATABASES) {
     it('answers more than 1,000 matches with 400 e.ex.fw.7002', async () => {
       await insertBulkMembers(suite, 1000, 1001)
       try {
-        expectApiError(await search('name=Bulk&unpaged=true'), 400, parameterValidation())
+        expectApiError(
+          await search('name=Bulk&unpaged=true'),
+          400,
+          parameterValidation({
+            code: 'ResultLimit',
+            message:
+              'unpaged returns at most 1000 members; this search matches more: narrow the name or ask for pages.',
+            target: 'unpaged',
+          }),
+        )
+        const inJapanese = await suite.server.request(
+          'GET',
+          '/api/v1/members?name=Bulk&unpaged=true',
+          {
+            headers: { 'accept-language': 'ja' },
+          },
+        )
+        expect((inJapanese.body as ApiErrorBody).details).toEqual([
+          {
+            code: 'ResultLimit',
+            message:
+              'unpagedで返せる会員は最大1000件です。該当件数がそれを超えています。名前を絞り込むか、ページ指定で取得してください。',
+            target: 'unpaged',
+          },
+        ])
         expect((await search('name=Bulk&size=1')).status).toBe(200)
       } finally {
         await suite.database.exec(

@@ -1,5 +1,5 @@
 import { type Static, type TObject, type TProperties, type TUnsafe, Type } from 'typebox'
-import { KEYWORD } from '../validation/keywords.js'
+import { DATE_RULE, KEYWORD } from '../validation/keywords.js'
 
 /**
  * Builders for input fields. Every input field admits its JSON type or null, defaults
@@ -37,6 +37,7 @@ function textSchema(rules: TextRules): Record<string, unknown> {
     ...(rules.email && { format: 'email' }),
     ...(minLength !== undefined && minLength > 0 && { minLength }),
     ...(maxLength !== undefined && { maxLength }),
+    ...(rules.format === 'date' && { description: DATE_RULE }),
     ...(rules.description && { description: rules.description }),
     [KEYWORD.wellFormed]: true,
     ...(rules.notNull && { [KEYWORD.notNull]: true }),

@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { KEYWORD } from '../validation/keywords.js'
 
 export interface RequestedOrder<P extends string> {
   readonly property: P
@@ -14,7 +15,9 @@ export function sortParameter(properties: readonly string[]) {
   const direction = ',([aA][sS][cC]|[dD][eE][sS][cC])'
   return Type.Array(Type.String({ pattern: `^(${properties.join('|')})(${direction})?$` }), {
     default: [],
-    description: `property[,asc|desc], repeatable. Properties: ${properties.join(', ')}.`,
+    // Each property at most once: also bounds the ORDER BY a client can ask for.
+    [KEYWORD.uniqueProperties]: true,
+    description: `property[,asc|desc], repeatable, each property at most once. Properties: ${properties.join(', ')}.`,
   })
 }
 

@@ -13,6 +13,7 @@ export const PROBLEMS = {
   bodyTypeMismatch: { status: 400, code: 'e.ex.fw.7005' },
   parameterTypeMismatch: { status: 400, code: 'e.ex.fw.7006' },
   bodyTooLarge: { status: 413, code: 'e.ex.fw.7007' },
+  expectationFailed: { status: 417, code: 'e.ex.fw.7006' },
   systemError: { status: 500, code: 'e.ex.fw.9001' },
   dataAccessFailure: { status: 500, code: 'e.ex.fw.9002' },
 } as const satisfies Record<string, { status: number; code: MessageKey }>
@@ -32,6 +33,8 @@ export type ConstraintName =
   | 'Past'
   | 'ExistInCodeList'
   | 'PathMatch'
+  | 'UniqueElements'
+  | 'ResultLimit'
 
 /** The order of a field's details (decisions §3). */
 export const CONSTRAINT_ORDER: readonly ConstraintName[] = [
@@ -46,6 +49,8 @@ export const CONSTRAINT_ORDER: readonly ConstraintName[] = [
   'Past',
   'ExistInCodeList',
   'PathMatch',
+  'UniqueElements',
+  'ResultLimit',
 ]
 
 export interface Violation {

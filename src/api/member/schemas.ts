@@ -4,6 +4,7 @@ import { SORTABLE_PROPERTIES } from '../../domain/member/model.js'
 import { object, text } from '../common/fields.js'
 import { pageSchema } from '../common/page.js'
 import { sortParameter } from '../common/sort.js'
+import { DATE_RULE } from '../validation/keywords.js'
 
 const NullableString = Type.Unsafe<string | null>({ type: ['string', 'null'] })
 const DateTime = Type.String({ format: 'date-time', description: 'UTC, with milliseconds.' })
@@ -15,7 +16,7 @@ export const MemberResource = Type.Object(
     firstName: Type.String(),
     lastName: Type.String(),
     genderCode: Type.String({ description: 'Code list CL_GENDER: 0 unknown, 1 men, 2 women.' }),
-    dateOfBirth: Type.String({ format: 'date' }),
+    dateOfBirth: Type.String({ format: 'date', description: DATE_RULE }),
     emailAddress: Type.String(),
     telephoneNumber: NullableString,
     zipCode: NullableString,

@@ -43,6 +43,9 @@ export const en = {
   Range: '{0} must be between {min} and {max}.',
   ExistInCodeList: '{0} must exist in code list of {codeListId}.',
   PathMatch: '{0} must match the member id of the request path.',
+  UniqueElements: '{0} may name each property only once.',
+  ResultLimit:
+    '{0} returns at most {max} members; this search matches more: narrow the name or ask for pages.',
 } as const
 
 export type MessageKey = keyof typeof en

@@ -41,4 +41,7 @@ export const ja: Catalogue = {
   Range: '{0}は{min}から{max}の間にしてください。',
   ExistInCodeList: '{0}はコードリスト{codeListId}に存在する値にしてください。',
   PathMatch: '{0}はリクエストパスの会員IDと一致させてください。',
+  UniqueElements: '{0}では各プロパティを一度だけ指定してください。',
+  ResultLimit:
+    '{0}で返せる会員は最大{max}件です。該当件数がそれを超えています。名前を絞り込むか、ページ指定で取得してください。',
 }

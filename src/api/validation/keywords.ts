@@ -15,6 +15,8 @@ export const KEYWORD = {
   mustBeNull: 'x-null',
   past: 'x-past',
   codeList: 'x-code-list',
+  /** Each item of a `property[,direction]` list names another property (a repeated sort). */
+  uniqueProperties: 'x-unique-properties',
   /** Binding rule, not a constraint: text without NUL characters or lone surrogates. */
   wellFormed: 'x-well-formed',
 } as const
@@ -31,10 +33,21 @@ function isPast(value: string): boolean {
 }
 
 const email = fullFormats.email as RegExp
+const calendarDay = (fullFormats.date as { validate: (value: string) => boolean }).validate
+
+/**
+ * yyyy-MM-dd, a real calendar day in the years 0001 to 9999 (decisions §1): year 0000
+ * is no year of the calendar, and PostgreSQL's date type refuses it.
+ */
+export const DATE_RULE = 'yyyy-MM-dd: a real calendar day in the years 0001 to 9999.'
+function isDate(value: string): boolean {
+  return calendarDay(value) && !value.startsWith('0000')
+}
 
 export function addContractKeywords(ajv: Ajv): Ajv {
   // ajv-formats is CommonJS: its plugin function is the module's default export.
-  ajvFormats.default(ajv, ['date', 'date-time'])
+  ajvFormats.default(ajv, ['date-time'])
+  ajv.addFormat('date', { type: 'string', validate: isDate })
   ajv.addFormat('email', {
     type: 'string',
     validate: (value: string) => value === '' || email.test(value),
@@ -68,6 +81,15 @@ export function addContractKeywords(ajv: Ajv): Ajv {
     errors: false,
     validate: (codeListId: string, data: string) =>
       data === '' || CODE_LISTS[codeListId]?.has(data) === true,
+  })
+  ajv.addKeyword({
+    keyword: KEYWORD.uniqueProperties,
+    type: 'array',
+    errors: false,
+    validate: (_: unknown, data: unknown[]) => {
+      const properties = data.map((item) => String(item).split(',', 1)[0])
+      return new Set(properties).size === properties.length
+    },
   })
   ajv.addKeyword({
     keyword: KEYWORD.wellFormed,

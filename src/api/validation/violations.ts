@@ -20,6 +20,7 @@ const CONSTRAINTS: Readonly<
   [KEYWORD.notEmpty]: () => ({ constraint: 'NotEmpty' }),
   [KEYWORD.mustBeNull]: () => ({ constraint: 'Null' }),
   [KEYWORD.past]: () => ({ constraint: 'Past' }),
+  [KEYWORD.uniqueProperties]: () => ({ constraint: 'UniqueElements' }),
   [KEYWORD.codeList]: (error) => ({
     constraint: 'ExistInCodeList',
     attributes: { codeListId: String(error.schema) },

@@ -20,7 +20,10 @@ export class BusinessRuleError extends DomainError {}
 
 /** A request asks for more results than the service gives at once. */
 export class ResultLimitExceededError extends DomainError {
-  constructor() {
+  constructor(
+    /** The most results the service gives at once. */
+    readonly limit: number,
+  ) {
     super('e.ex.fw.7002')
   }
 }

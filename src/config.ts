@@ -36,6 +36,8 @@ export interface Config {
   readonly headersTimeoutMs: number
   /** Origins allowed to call the API from a browser; empty: CORS off. */
   readonly corsOrigins: readonly string[]
+  /** A port of its own for /metrics (on HOST); undefined: /metrics is served on PORT. */
+  readonly metricsPort: number | undefined
 }
 
 export class ConfigError extends Error {}
@@ -237,6 +239,13 @@ export const SETTINGS = {
     description: 'Milliseconds /health/ready waits for the database before answering 503.',
     parse: integer(1, 60_000),
   },
+  metricsPort: {
+    name: 'METRICS_PORT',
+    default: '',
+    description:
+      'Unset: /metrics is served on PORT. A port number: only there (on HOST), e.g. one the load balancer does not expose (0 picks a free port).',
+    parse: (raw: string): number | undefined => (raw === '' ? undefined : integer(0, 65535)(raw)),
+  },
   corsOrigins: {
     name: 'CORS_ORIGINS',
     default: '',
@@ -279,6 +288,7 @@ export function loadConfig(env: Env = process.env): Config {
     // Node refuses a headers timeout longer than the request timeout.
     headersTimeoutMs: Math.min(read(SETTINGS.headersTimeoutMs, env), requestTimeoutMs),
     corsOrigins: read(SETTINGS.corsOrigins, env),
+    metricsPort: read(SETTINGS.metricsPort, env),
   })
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DOCS_CSP } from '../../src/api/openapi.js'
 import { DATABASES, type DatabaseTarget } from '../helpers/databases.js'
 import { serverPerSuite } from '../helpers/server.js'
 
@@ -94,9 +95,14 @@ describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium on sqlite', () => {
     const page = await context.newPage()
     const pageErrors: string[] = []
     page.on('pageerror', (error) => pageErrors.push(error.message))
+    const blocked: string[] = []
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) blocked.push(message.text())
+    })
     try {
       const opened = await page.goto(`${server.baseUrl}/api/docs`)
       expect(opened?.status()).toBe(200)
+      expect((await opened?.allHeaders())?.['content-security-policy']).toBe(DOCS_CSP)
       expect(page.url().startsWith(`${server.baseUrl}/api/docs`)).toBe(true)
       await page.locator('.swagger-ui .opblock').first().waitFor({ state: 'visible' })
       await expect
@@ -165,6 +171,8 @@ describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium on sqlite', () => {
       await page.screenshot({ path: SCREENSHOT, fullPage: true })
       expect(statSync(SCREENSHOT).size).toBeGreaterThan(0)
       expect(pageErrors).toEqual([])
+      // The page works under its Content-Security-Policy: the browser blocked nothing.
+      expect(blocked).toEqual([])
     } finally {
       await page.close()
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { DATABASES } from '../helpers/databases.js'
+import { DATABASES, SQLITE_TARGET } from '../helpers/databases.js'
+import { http } from '../helpers/http.js'
 import { serverPerSuite } from '../helpers/server.js'
 
 /** The sample lines of one metric, e.g. `http_requests_total{...} 3`. */
@@ -86,3 +87,28 @@ for (const target of DATABASES) {
     })
   })
 }
+
+describe('metrics on a port of their own (METRICS_PORT)', () => {
+  const suite = serverPerSuite(SQLITE_TARGET, { HOST: '127.0.0.1', METRICS_PORT: '0' })
+
+  it('serves /metrics only there, counting the API port traffic, and nothing else', async () => {
+    const { server } = suite
+    await server.request('POST', '/api/v1/todos', { body: { todoTitle: 'metered apart' } })
+    const onApiPort = await server.request('GET', '/metrics')
+    expect(onApiPort.status).toBe(404)
+    expect(onApiPort.body).toEqual({ code: 'e.ex.fw.5001', message: 'Resource not found.' })
+
+    const port = server.app.metricsPort()
+    expect(port).toBeGreaterThan(0)
+    const metricsUrl = `http://127.0.0.1:${port}`
+    const scraped = await http(metricsUrl, 'GET', '/metrics')
+    expect(scraped.status).toBe(200)
+    expect(scraped.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8')
+    expect(samples(scraped.text, 'http_requests_total')).toContain(
+      'http_requests_total{method="POST",route="/api/v1/todos",status="201"} 1',
+    )
+    const elsewhere = await http(metricsUrl, 'GET', '/api/v1/todos')
+    expect(elsewhere.status).toBe(404)
+    expect(elsewhere.headers['content-type']).toBe('application/json;charset=UTF-8')
+  })
+})

@@ -1,8 +1,63 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { JSON_CONTENT_TYPE } from '../http/media-types.js'
+import { message } from '../messages/index.js'
+
 export interface MetricsOptions {
   /** Pool figures, when the database has a pool. */
   readonly poolStats: () => { total: number; idle: number; waiting: number } | undefined
+  /** Serve /metrics on its own port (on `host`) instead of the API's. */
+  readonly port?: number | undefined
+  readonly host: string
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The port /metrics listens on when it has its own (METRICS_PORT); else undefined. */
+    metricsPort(): number | undefined
+  }
+}
+
+const NOT_FOUND = JSON.stringify({ code: 'e.ex.fw.5001', message: message('en', 'e.ex.fw.5001') })
+
+/**
+ * /metrics alone, on a port of its own: process and traffic figures need not be
+ * reachable where the API is. Anything else there is a 404.
+ */
+function listenSeparately(
+  app: FastifyInstance,
+  registry: Registry,
+  options: { port: number; host: string },
+): void {
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const isScrape =
+      (request.method === 'GET' || request.method === 'HEAD') &&
+      request.url?.split('?', 1)[0] === '/metrics'
+    if (!isScrape) {
+      response.writeHead(404, { 'content-type': JSON_CONTENT_TYPE }).end(NOT_FOUND)
+      return
+    }
+    registry.metrics().then(
+      (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      (error: unknown) => {
+        app.log.error({ err: error }, 'could not collect metrics')
+        response.writeHead(500).end()
+      },
+    )
+  })
+  app.decorate('metricsPort', () => (server.address() as AddressInfo | null)?.port)
+  app.addHook('onListen', async () => {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(options.port, options.host, () => resolve())
+    })
+    app.log.info(`Metrics at http://${options.host}:${app.metricsPort()}/metrics`)
+  })
+  app.addHook('onClose', async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+  })
 }
 
 const LABELS = ['method', 'route', 'status'] as const
@@ -12,7 +67,10 @@ const LABELS = ['method', 'route', 'status'] as const
  * the raw URL, so ids do not explode the label set), method and status; the database
  * pool; and Node's default process metrics. One registry per app instance.
  */
-export function serveMetrics(app: FastifyInstance, { poolStats }: MetricsOptions): void {
+export function serveMetrics(
+  app: FastifyInstance,
+  { poolStats, port, host }: MetricsOptions,
+): void {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const requests = new Counter({
@@ -53,6 +111,11 @@ export function serveMetrics(app: FastifyInstance, { poolStats }: MetricsOptions
     done()
   })
 
+  if (port !== undefined) {
+    listenSeparately(app, registry, { port, host })
+    return
+  }
+  app.decorate('metricsPort', () => undefined)
   app.get(
     '/metrics',
     {

@@ -72,6 +72,10 @@ export const TEST_PASSWORDS: readonly string[] = [
   'Racing-Pa55',
   'Crash-Pa55word',
   'fuzz-password',
+  // test/helpers/request-generators.ts (boundary lengths)
+  'fuzz-pw',
+  'fuzz-pwd',
+  '😀'.repeat(8),
   'correct-horse',
   'built-password',
   'password-123',

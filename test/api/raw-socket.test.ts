@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
+import { PARAMETER_TYPE_MISMATCH } from '../helpers/api-errors.js'
 import { DATABASES, type IsolatedDatabase, SQLITE_TARGET } from '../helpers/databases.js'
 import {
   type RawBytes,
@@ -665,6 +666,25 @@ describe('request line and headers (SQLite)', () => {
     expect(exchanged.responses[0]?.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large')
   })
 
+  it.each([
+    ['no Host on HTTP/1.1', 'GET /api/v1/todos HTTP/1.1\r\n\r\n', 400, 'Host'],
+    ['an empty Host', 'GET /api/v1/todos HTTP/1.1\r\nHost:\r\n\r\n', 400, 'Host'],
+    ['two Host lines', 'GET /api/v1/todos HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n', 400, 'Host'],
+    [
+      'Expect: 200-ok',
+      'GET /api/v1/todos HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n',
+      417,
+      'Expect',
+    ],
+  ])(
+    '%s -> %i e.ex.fw.7006 naming the header, as the README says',
+    async (_label, bytes, status, target) => {
+      const exchanged = await exchange(suite, bytes, { responses: 1 })
+      expect(exchanged.responses[0]?.status, describeExchange(exchanged)).toBe(status)
+      expect(exchanged.responses[0]?.json).toEqual({ ...PARAMETER_TYPE_MISMATCH, target })
+    },
+  )
+
   it('a request line with two spaces: read word by word (RFC 9112 §3 allows it) or refused with an ApiError', async () => {
     const exchanged = await exchange(suite, 'GET  /api/v1/todos HTTP/1.1\r\nHost: x\r\n\r\n', {
       responses: 1,
@@ -769,6 +789,18 @@ for (const target of DATABASES) {
       const stored = await storedTitles(suite.database)
       expect(stored.filter((stored) => stored.startsWith(title))).toEqual([])
     }
+
+    it('Transfer-Encoding gzip, chunked (a transfer coding Node does not undo) -> 415, nothing stored', async () => {
+      const title = uniqueTitle('te-gzip')
+      const body = JSON.stringify({ todoTitle: title })
+      const bytes = Buffer.concat([
+        rawRequest('POST', TODOS, {
+          headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'gzip, chunked' },
+        }),
+        Buffer.from(`${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`),
+      ])
+      await expectRefused(bytes, title, 415, UNSUPPORTED_MEDIA_TYPE)
+    })
 
     it.each(INVALID_UTF8)(
       'invalid UTF-8 %s in a string -> 400 7003, nothing stored',

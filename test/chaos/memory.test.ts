@@ -1,13 +1,11 @@
-import { execFileSync } from 'node:child_process'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { Agent, request as httpRequest } from 'node:http'
 import { connect, type Socket } from 'node:net'
-import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 import {
+  buildBundleIfStale,
   FROM_BUILD,
   killLeftoverProcesses,
   type ServerProcess,
@@ -24,7 +22,6 @@ import {
  * connection of its own, must keep answering quickly. Every full list must be complete.
  */
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const TODOS = 300_000
 const FULL_READERS = 6
 const STALLED_SOCKETS = 150
@@ -39,30 +36,6 @@ const HEALTH_MAX_LIMIT_MS = 500
 const READERS_WITHIN_MS = 90_000
 const LIST_PATH = '/api/v1/todos'
 const LIST_REQUEST = `GET ${LIST_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n\r\n`
-
-// ---------------------------------------------------------------- the bundle
-
-function newestChange(path: string): number {
-  const stat = statSync(path)
-  if (!stat.isDirectory()) return stat.mtimeMs
-  let newest = stat.mtimeMs
-  for (const entry of readdirSync(path)) newest = Math.max(newest, newestChange(join(path, entry)))
-  return newest
-}
-
-/** `npm run build` unless dist/server.js is newer than everything it is built from. */
-function buildIfStale(): void {
-  const inputs = ['src', 'package.json', 'package-lock.json', 'scripts/build.mjs']
-  const newestInput = Math.max(...inputs.map((input) => newestChange(join(ROOT, input))))
-  let built = 0
-  try {
-    built = statSync(join(ROOT, FROM_BUILD[0])).mtimeMs
-  } catch {
-    // not built yet
-  }
-  if (built > newestInput) return
-  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'pipe' })
-}
 
 // ---------------------------------------------------------------- data
 
@@ -302,7 +275,7 @@ function withinMs<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
 // ---------------------------------------------------------------- the runs
 
 beforeAll(() => {
-  buildIfStale()
+  buildBundleIfStale()
 }, 60_000)
 
 for (const target of DATABASES) {

@@ -1,4 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type DatabaseConfig, SETTINGS } from '../../src/config.js'
 import { type HttpOptions, type HttpResponse, http } from './http.js'
@@ -90,6 +92,32 @@ function messagesOf(lines: readonly string[]): string[] {
 /** How the process runs the service: the TypeScript sources, or the bundle `npm start` runs. */
 export const FROM_SOURCE = ['--import', 'tsx', 'src/server.ts'] as const
 export const FROM_BUILD = ['dist/server.js'] as const
+
+/** `npm run build`: the bundle FROM_BUILD runs. */
+export function buildBundle(): void {
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'pipe' })
+}
+
+function newestChange(path: string): number {
+  const stat = statSync(path)
+  if (!stat.isDirectory()) return stat.mtimeMs
+  let newest = stat.mtimeMs
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestChange(join(path, entry)))
+  return newest
+}
+
+/** buildBundle, unless dist/server.js is newer than everything it is built from. */
+export function buildBundleIfStale(): void {
+  const inputs = ['src', 'package.json', 'package-lock.json', 'scripts/build.mjs']
+  const newestInput = Math.max(...inputs.map((input) => newestChange(join(ROOT, input))))
+  let built = 0
+  try {
+    built = statSync(join(ROOT, FROM_BUILD[0])).mtimeMs
+  } catch {
+    // not built yet
+  }
+  if (built <= newestInput) buildBundle()
+}
 
 export interface StartOptions {
   readonly entry?: readonly string[]

@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 import {
+  buildBundle,
   FROM_BUILD,
   killLeftoverProcesses,
   type ServerProcess,
@@ -15,14 +14,13 @@ import {
  * loaded driver must all still be found: one request through each, on each database.
  */
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const PROCESS_TEST = { timeout: 60_000 }
 
 let built = false
 /** `npm run build`, once for every database. */
 function buildOnce(): void {
   if (built) return
-  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'pipe' })
+  buildBundle()
   built = true
 }
 

@@ -5,14 +5,20 @@ import { ApiProblem, PROBLEMS } from '../errors/problems.js'
 /** Throws on bytes that are not UTF-8 (a lone surrogate's encoding, overlongs, stray bytes). */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
 
+/** Is this coding header absent or only `accepted` (any letter case)? */
+function onlyCoding(header: string | undefined, accepted: string): boolean {
+  return header === undefined || header.trim().toLowerCase() === accepted
+}
+
 /**
  * A body the service can read as it is: UTF-8 text (a `charset` parameter, if any, says
- * utf-8) sent without a content coding. Anything else would be guessed at or stored as
- * mojibake, so it is refused (decisions §2).
+ * utf-8) sent without a content coding, and framed by no transfer coding but chunked
+ * (Node undoes only that one: `gzip, chunked` would reach the parser still compressed).
+ * Anything else would be guessed at or stored as mojibake, so it is refused (decisions §2).
  */
 function isReadableAsSent(request: FastifyRequest): boolean {
-  const coding = request.headers['content-encoding']
-  if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') return false
+  if (!onlyCoding(request.headers['content-encoding'], 'identity')) return false
+  if (!onlyCoding(request.headers['transfer-encoding'], 'chunked')) return false
   const { charset } = parseContentType(request.headers['content-type'] ?? '').parameters
   return charset === undefined || charset.toLowerCase() === 'utf-8'
 }

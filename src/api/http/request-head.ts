@@ -4,14 +4,26 @@ import { ApiProblem, PROBLEMS } from '../errors/problems.js'
 /** The one expectation HTTP defines; Node has already answered it with 100 Continue. */
 const CONTINUE = /^100-continue$/i
 
+/** How many Host lines the head has (Node keeps only the first in `headers`). */
+function hostLines(rawHeaders: readonly string[]): number {
+  let count = 0
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]?.length === 4 && rawHeaders[index]?.toLowerCase() === 'host') count += 1
+  }
+  return count
+}
+
 /**
  * What the request head must carry before anything else is looked at: HTTP/1.1 requires
- * a Host (RFC 9112 §3.2), and an Expect this server cannot meet is 417 (RFC 9110 §10.1.1).
- * Node would refuse both itself, with an empty body; here they are ApiErrors.
+ * exactly one Host (RFC 9112 §3.2), and an Expect this server cannot meet is 417 (RFC
+ * 9110 §10.1.1). Node would refuse a missing Host and the Expect itself, with an empty
+ * body, and take the first of two Hosts; here each is an ApiError.
  */
 export function checkRequestHead(request: FastifyRequest): ApiProblem | undefined {
   const { raw } = request
-  if (raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1 && !raw.headers.host) {
+  const hosts = hostLines(raw.rawHeaders)
+  const needsHost = raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1
+  if (hosts > 1 || (needsHost && (hosts === 0 || !raw.headers.host))) {
     return new ApiProblem(PROBLEMS.parameterTypeMismatch, { target: 'Host' })
   }
   const expect = raw.headers.expect

@@ -20,7 +20,10 @@ declare module 'fastify' {
   }
 }
 
-const NOT_FOUND = JSON.stringify({ code: 'e.ex.fw.5001', message: message('en', 'e.ex.fw.5001') })
+const apiError = (code: 'e.ex.fw.5001' | 'e.ex.fw.9001') =>
+  JSON.stringify({ code, message: message('en', code) })
+const NOT_FOUND = apiError('e.ex.fw.5001')
+const SYSTEM_ERROR = apiError('e.ex.fw.9001')
 
 /**
  * /metrics alone, on a port of its own: process and traffic figures need not be
@@ -43,7 +46,7 @@ function listenSeparately(
       (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(text),
       (error: unknown) => {
         app.log.error({ err: error }, 'could not collect metrics')
-        response.writeHead(500).end()
+        response.writeHead(500, { 'content-type': JSON_CONTENT_TYPE }).end(SYSTEM_ERROR)
       },
     )
   })

@@ -708,6 +708,24 @@ for (const target of DATABASES) {
         )
       })
 
+      it('rejects an empty memberId with NotEmpty, Size 10..10 and PathMatch (decisions §3)', async () => {
+        const member = await createMember()
+        expectApiError(
+          await put(member, updateBody(member, { memberId: '' })),
+          400,
+          bodyValidation(notEmpty('memberId'), size('memberId', 10, 10), pathMatch()),
+        )
+      })
+
+      it('rejects a null memberId with NotEmpty only: null passes PathMatch', async () => {
+        const member = await createMember()
+        expectApiError(
+          await put(member, updateBody(member, { memberId: null })),
+          400,
+          bodyValidation(notEmpty('memberId')),
+        )
+      })
+
       it('rejects a 10-character memberId other than the path id with PathMatch only', async () => {
         const member = await createMember()
         const other = member.memberId === UNKNOWN_ID ? 'YYYYYYYYYY' : UNKNOWN_ID

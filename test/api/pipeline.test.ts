@@ -163,23 +163,33 @@ describe('request pipeline (SQLite)', () => {
   })
 
   describe('406 for an Accept that admits no JSON', () => {
-    it.each(['application/xml', 'application/json;q=0'])(
-      'Accept %s -> 406 e.ex.fw.6002 with a JSON body',
-      async (accept) => {
-        const response = await suite.server.request('GET', TODOS, { headers: { accept } })
-        expectJson(response, 406, NOT_ACCEPTABLE)
-      },
-    )
+    it.each([
+      'application/xml',
+      'application/json;q=0',
+      'application/json;charset=UTF-8;q=0',
+      'text/html, application/xml;charset=UTF-8',
+    ])('Accept %s -> 406 e.ex.fw.6002 with a JSON body', async (accept) => {
+      const response = await suite.server.request('GET', TODOS, { headers: { accept } })
+      expectJson(response, 406, NOT_ACCEPTABLE)
+    })
 
-    it.each(['*/*', 'application/*', 'text/html, application/json;q=0.5'])(
-      'Accept %s admits JSON -> 200',
-      async (accept) => {
-        const response = await suite.server.request('GET', TODOS, { headers: { accept } })
-        expect(response.status).toBe(200)
-        expect(response.headers['content-type']).toBe(JSON_TYPE)
-        expect(Array.isArray(response.body)).toBe(true)
-      },
-    )
+    // Java and .NET clients send the charset; any parameter of a JSON range is acceptable.
+    it.each([
+      '*/*',
+      'application/*',
+      'text/html, application/json;q=0.5',
+      'application/json;charset=UTF-8',
+      'application/json; charset=utf-8',
+      'application/json;charset="UTF-8";q=0.9',
+      'application/json;version=1, text/plain',
+      'application/*;charset=UTF-8;q=0.1',
+      '*/*;q=0.8;level=1',
+    ])('Accept %s admits JSON -> 200', async (accept) => {
+      const response = await suite.server.request('GET', TODOS, { headers: { accept } })
+      expect(response.status).toBe(200)
+      expect(response.headers['content-type']).toBe(JSON_TYPE)
+      expect(Array.isArray(response.body)).toBe(true)
+    })
 
     it('an unknown path wins over Accept: 404', async () => {
       const response = await suite.server.request('GET', '/api/v1/nothing', {

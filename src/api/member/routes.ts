@@ -31,9 +31,13 @@ export interface MemberRoutesOptions {
 const tags = ['members']
 const UPDATE_FIELD_ORDER = fieldOrder(MemberUpdateBody)
 
-/** PathMatch: a non-empty body memberId must be the path's (empty ones already break NotEmpty). */
+/**
+ * PathMatch: a body memberId must be the path's. Like every constraint but NotNull and
+ * NotEmpty, it passes null; "" passes only Email, Past and Size with min 0 (decisions §3),
+ * so an empty id breaks NotEmpty, Size and PathMatch.
+ */
 function pathMismatch(bodyMemberId: unknown, pathMemberId: string): Violation[] {
-  return typeof bodyMemberId === 'string' && bodyMemberId !== '' && bodyMemberId !== pathMemberId
+  return typeof bodyMemberId === 'string' && bodyMemberId !== pathMemberId
     ? [{ constraint: 'PathMatch', target: 'memberId' }]
     : []
 }

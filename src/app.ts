@@ -6,7 +6,8 @@ import { v7 as uuidv7 } from 'uuid'
 import { DeferredCompilation } from './api/common/deferred-compilation.js'
 import { healthRoutes } from './api/health/routes.js'
 import { memberRoutes } from './api/member/routes.js'
-import { describeApi, serveDocsPage, serveOpenApi } from './api/openapi.js'
+import { serveDocsPage } from './api/openapi/docs-page.js'
+import { describeApi, serveOpenApi } from './api/openapi/document.js'
 import { serveMetrics } from './api/operations/metrics.js'
 import { installJsonStages, installRootStages, pipelineOptions } from './api/pipeline.js'
 import { todoRoutes } from './api/todo/routes.js'
@@ -94,7 +95,7 @@ export async function buildApp(
   })
   // The pipeline's stages are listed, in order, in api/pipeline.ts.
   await installRootStages(app, config)
-  await describeApi(app, VERSION)
+  await describeApi(app, VERSION, config.pageFormat)
 
   const database = await createDatabase(config.database, {
     timeoutMs: config.databaseTimeoutMs,

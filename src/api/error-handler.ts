@@ -21,28 +21,21 @@ import {
   IdempotencyKeyReusedError,
 } from '../domain/idempotency/service.js'
 import type { ApiErrorBody } from './errors/api-error.js'
+import { ERROR_CATALOGUE, isErrorCode } from './errors/catalogue.js'
 import { ApiProblem, PROBLEMS, type Problem } from './errors/problems.js'
 import { existingLineOf } from './http/connection-line.js'
 import { JSON_CONTENT_TYPE } from './http/media-types.js'
-import {
-  isMessageKey,
-  type Locale,
-  type MessageKey,
-  message,
-  resolveLocale,
-} from './messages/index.js'
+import { type Locale, type MessageKey, message, resolveLocale } from './messages/index.js'
 
-/** HTTP status of each domain error type. */
-const DOMAIN_STATUS: ReadonlyArray<
-  readonly [abstract new (...args: never[]) => DomainError, number]
-> = [
-  [ResourceNotFoundError, 404],
-  [BusinessRuleError, 409],
-  [OptimisticLockError, 409],
-  [PreconditionFailedError, 412],
-  [DataAccessError, 500],
-  [IdempotencyKeyReusedError, 422],
-  [IdempotencyKeyInFlightError, 409],
+/** The domain errors the api layer answers; each carries a code of the error catalogue. */
+const DOMAIN_ERRORS: ReadonlyArray<abstract new (...args: never[]) => DomainError> = [
+  ResourceNotFoundError,
+  BusinessRuleError,
+  OptimisticLockError,
+  PreconditionFailedError,
+  DataAccessError,
+  IdempotencyKeyReusedError,
+  IdempotencyKeyInFlightError,
 ]
 
 /** Fastify's own request errors, by their code. */
@@ -90,8 +83,13 @@ function render(problem: ApiProblem, locale: Locale): Rendered {
   }
 }
 
-function renderDomain(error: DomainError, status: number, locale: Locale): Rendered {
-  const code = isMessageKey(error.code) ? error.code : PROBLEMS.systemError.code
+/** The catalogue's status for the code; a failed If-Match is HTTP's own 412. */
+function renderDomain(error: DomainError, locale: Locale): Rendered {
+  const code = isErrorCode(error.code) ? error.code : PROBLEMS.systemError.code
+  const status =
+    error instanceof PreconditionFailedError
+      ? PROBLEMS.preconditionFailed.status
+      : ERROR_CATALOGUE[code].status
   const args = Object.fromEntries(error.args.map((arg, index) => [index, arg]))
   return { status, headers: {}, body: { code, message: message(locale, code, args) } }
 }
@@ -109,8 +107,8 @@ function resultLimitProblem(error: ResultLimitExceededError): ApiProblem {
 export function toApiError(error: unknown, locale: Locale): Rendered {
   if (error instanceof ApiProblem) return render(error, locale)
   if (error instanceof ResultLimitExceededError) return render(resultLimitProblem(error), locale)
-  for (const [type, status] of DOMAIN_STATUS) {
-    if (error instanceof type) return renderDomain(error, status, locale)
+  if (DOMAIN_ERRORS.some((type) => error instanceof type)) {
+    return renderDomain(error as DomainError, locale)
   }
   const fastifyError = error as Partial<FastifyError>
   const known = fastifyError.code ? FASTIFY_PROBLEMS[fastifyError.code] : undefined
@@ -142,6 +140,9 @@ function renderSafely(request: FastifyRequest, error: unknown): Rendered {
   }
 }
 
+/** Headers a handler sets for its answer, which an error met after them must not carry. */
+const SUCCESS_HEADERS = ['etag', 'location'] as const
+
 /** Sends text that is JSON already. */
 const asIs = (text: string) => text
 
@@ -153,6 +154,7 @@ const asIs = (text: string) => text
 function sendApiError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
   const { status, body, headers } = renderSafely(request, error)
   logFailure(request, error, status)
+  for (const name of SUCCESS_HEADERS) reply.removeHeader(name)
   return reply
     .code(status)
     .headers(headers)
@@ -164,18 +166,10 @@ function sendApiError(request: FastifyRequest, reply: FastifyReply, error: unkno
 
 /** Answers to requests Node could not parse, by its error code; anything else is 400. */
 const BROKEN_REQUESTS: Readonly<Record<string, BrokenRequestAnswer>> = {
-  HPE_HEADER_OVERFLOW: {
-    status: 431,
-    reason: 'Request Header Fields Too Large',
-    code: 'e.ex.fw.7006',
-  },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'e.ex.fw.7003' },
+  HPE_HEADER_OVERFLOW: { ...PROBLEMS.headersTooLarge, reason: 'Request Header Fields Too Large' },
+  ERR_HTTP_REQUEST_TIMEOUT: { ...PROBLEMS.requestTimeout, reason: 'Request Timeout' },
 }
-const BAD_REQUEST: BrokenRequestAnswer = {
-  status: 400,
-  reason: 'Bad Request',
-  code: 'e.ex.fw.7003',
-}
+const BAD_REQUEST: BrokenRequestAnswer = { ...PROBLEMS.malformedBody, reason: 'Bad Request' }
 
 interface BrokenRequestAnswer {
   readonly status: number

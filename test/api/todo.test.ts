@@ -457,6 +457,9 @@ for (const target of DATABASES) {
           { headers: { 'content-type': 'application/json' }, body: '{broken' },
           { headers: { 'content-type': 'application/json' }, body: { finished: false, foo: 1 } },
           { headers: { 'content-type': 'application/xml' }, body: 'x'.repeat(200_000) },
+          // A Content-Type that is no media type at all is ignored as well (was 415).
+          { headers: { 'content-type': '/' }, body: 'x' },
+          { headers: { 'content-type': 'application/json; charset=latin1' }, body: 'x' },
         ]
         for (const options of bodies) {
           const todo = await createTodo('body ignored')

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DOCS_CSP } from '../../src/api/openapi.js'
+import { DOCS_CSP } from '../../src/api/openapi/docs-page.js'
 import { DATABASES, type DatabaseTarget } from '../helpers/databases.js'
 import { serverPerSuite } from '../helpers/server.js'
 

@@ -67,6 +67,8 @@ export function flag(description?: string): TUnsafe<boolean | null> {
 export interface ObjectRules {
   readonly notNull?: true
   readonly mustBeNull?: true
+  /** The name of the object's schema in the OpenAPI document. */
+  readonly title?: string
 }
 
 /**
@@ -85,6 +87,7 @@ export function object<T extends TProperties>(
   return Type.Unsafe<Static<TObject<T>> | null>({
     type: ['object', 'null'],
     default: null,
+    ...(rules.title && { title: rules.title }),
     properties,
     additionalProperties: false,
     ...(rules.notNull && { [KEYWORD.notNull]: true }),

@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
 import type { TObject } from 'typebox'
+import type { ErrorCode } from '../errors/catalogue.js'
 import { allowedMethods } from '../http/replies.js'
-import { errorResponses, noBody } from './responses.js'
+import { BODY_FORMAT_ERRORS, errorResponses, noBody } from './responses.js'
 
 export interface OptionsRoutes {
   /** The collection path, e.g. `/todos`; its items are `${collection}/:${idParam}`. */
@@ -9,6 +10,12 @@ export interface OptionsRoutes {
   readonly idParam: string
   readonly params: TObject
   readonly tags: readonly string[]
+  /** The operationIds of OPTIONS on the collection and on an item. */
+  readonly operationIds: readonly [string, string]
+  /** The route config of both (e.g. `noStore`). */
+  readonly config?: FastifyContextConfig
+  /** The code of the item's 404. */
+  readonly notFound: ErrorCode
   /** What the item is called in the summary, e.g. `Todo`. */
   readonly noun: string
   /** Resolves while the item exists; throws its resource's not-found error otherwise. */
@@ -18,13 +25,21 @@ export interface OptionsRoutes {
 /** OPTIONS on a collection and on its items: 200 with Allow; on an item only while it exists. */
 export function registerOptionsRoutes(app: FastifyInstance, routes: OptionsRoutes): void {
   const allow = noBody('Allow lists the methods.')
+  const preflight = noBody(
+    'A CORS preflight (Origin and Access-Control-Request-Method) from an origin that ' +
+      'CORS_ORIGINS allows, answered with the Access-Control-Allow-* headers.',
+  )
+  const [collectionId, itemId] = routes.operationIds
   app.options(
     routes.collection,
     {
+      config: routes.config,
       schema: {
+        operationId: collectionId,
         tags: [...routes.tags],
         summary: 'The methods of the collection, in Allow.',
-        response: { 200: allow, ...errorResponses(400, 413, 415) },
+        description: 'Answers 200 with Allow listing the methods the collection serves.',
+        response: { 200: allow, 204: preflight, ...errorResponses(BODY_FORMAT_ERRORS) },
       },
     },
     async (request, reply) => allowedMethods(request, reply),
@@ -32,11 +47,18 @@ export function registerOptionsRoutes(app: FastifyInstance, routes: OptionsRoute
   app.options(
     `${routes.collection}/:${routes.idParam}`,
     {
+      config: routes.config,
       schema: {
+        operationId: itemId,
         tags: [...routes.tags],
         summary: `The methods of an existing ${routes.noun}, in Allow.`,
+        description: `Answers 200 with Allow listing the methods while the ${routes.noun} exists, else its 404.`,
         params: routes.params,
-        response: { 200: allow, ...errorResponses(400, 404, 413, 415) },
+        response: {
+          200: allow,
+          204: preflight,
+          ...errorResponses(routes.notFound, BODY_FORMAT_ERRORS),
+        },
       },
     },
     async (request: FastifyRequest, reply) => {

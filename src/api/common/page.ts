@@ -6,7 +6,7 @@ import type { RequestedOrder } from './sort.js'
  * The search page (spec: Page, Sort). The legacy format of older releases names
  * `first`/`last` as `firstPage`/`lastPage` and has no `nullHandling`.
  */
-export function pageSchema(item: TSchema, format: PageFormat) {
+export function pageSchema(item: TSchema, format: PageFormat, title: string) {
   const legacy = format === 'legacy'
   const sortSchema = Type.Object(
     {
@@ -16,7 +16,7 @@ export function pageSchema(item: TSchema, format: PageFormat) {
       ...(legacy ? {} : { nullHandling: Type.String() }),
       ascending: Type.Boolean(),
     },
-    { additionalProperties: false },
+    { title: 'Sort', additionalProperties: false },
   )
   return Type.Object(
     {
@@ -30,7 +30,7 @@ export function pageSchema(item: TSchema, format: PageFormat) {
       number: Type.Integer(),
       numberOfElements: Type.Integer(),
     },
-    { additionalProperties: false },
+    { title, additionalProperties: false },
   )
 }
 

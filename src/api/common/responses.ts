@@ -1,4 +1,15 @@
 import { type TSchema, Type } from 'typebox'
+import type { ApiErrorBody } from '../errors/api-error.js'
+import {
+  answer,
+  describeAnswer,
+  ERROR_CATALOGUE,
+  type ErrorAnswer,
+  type ErrorCode,
+} from '../errors/catalogue.js'
+import { PROBLEMS } from '../errors/problems.js'
+import { message } from '../messages/index.js'
+import type { ResponseHeaderName } from '../openapi/headers.js'
 
 /** The error body of every failure (spec: ApiError); `target` and `details` are omitted when empty. */
 export const ApiErrorSchema = Type.Object(
@@ -12,42 +23,135 @@ export const ApiErrorSchema = Type.Object(
     ),
     details: Type.Optional(Type.Array(Type.Ref('ApiError'))),
   },
-  {
-    $id: 'ApiError',
-    additionalProperties: false,
-    examples: [
-      {
-        code: 'e.ex.fw.7001',
-        message: 'Validation error occurred on item in the request body.',
-        details: [{ code: 'NotNull', message: 'todoTitle may not be null.', target: 'todoTitle' }],
-      },
-    ],
-  },
+  { $id: 'ApiError', additionalProperties: false },
 )
 
-const ERRORS = {
-  400: 'Malformed or invalid request (e.ex.fw.7001 to 7006); details name each violated rule.',
-  404: 'No such resource (e.ex.fw.5001, e.ex.td.5001, e.ex.mm.5001).',
-  406: 'The Accept header admits no application/json (e.ex.fw.6002).',
-  409: 'A business rule (e.ex.td.8001, e.ex.mm.8001), a concurrent change (e.ex.fw.8002), or a request with the same Idempotency-Key still being processed (e.ex.fw.8003).',
-  412: 'If-Match names another version of the resource (e.ex.fw.8002).',
-  413: 'The body is larger than the limit (e.ex.fw.7007).',
-  415: 'The body is not application/json (e.ex.fw.6003).',
-  422: 'The Idempotency-Key was first used with another request (e.ex.fw.7008).',
-  500: 'System error (e.ex.fw.9001, e.ex.fw.9002): the cause is logged, never answered.',
-} as const
+/**
+ * What any request can be answered: no Host, an Expect not met, headers too large, a
+ * request not received in time, a failure on our side.
+ */
+const EVERY_REQUEST: readonly ErrorAnswer[] = [
+  PROBLEMS.parameterTypeMismatch,
+  PROBLEMS.requestTimeout,
+  PROBLEMS.expectationFailed,
+  PROBLEMS.headersTooLarge,
+  PROBLEMS.systemError,
+]
 
-/** The ApiError responses a route can give, for validation of nothing and for the OpenAPI document. */
-export function errorResponses(...statuses: (keyof typeof ERRORS)[]): Record<number, TSchema> {
+/** What a request in a JSON context (the API, the health checks) can also be answered. */
+const JSON_REQUEST: readonly ErrorAnswer[] = [...EVERY_REQUEST, PROBLEMS.notAcceptable]
+
+/** A body the route reads but does not bind: not JSON, too large, another media type. */
+export const BODY_FORMAT_ERRORS: readonly ErrorAnswer[] = [
+  PROBLEMS.malformedBody,
+  PROBLEMS.bodyTooLarge,
+  PROBLEMS.unsupportedMediaType,
+]
+
+/** A body bound to the route's schema: the format errors, then binding and validation. */
+export const BODY_ERRORS: readonly ErrorAnswer[] = [
+  PROBLEMS.bodyValidation,
+  PROBLEMS.unknownField,
+  PROBLEMS.bodyTypeMismatch,
+  ...BODY_FORMAT_ERRORS,
+]
+
+/** Query parameters: a value that cannot be converted, or one that breaks a rule. */
+export const QUERY_ERRORS: readonly ErrorAnswer[] = [
+  PROBLEMS.parameterValidation,
+  PROBLEMS.parameterTypeMismatch,
+]
+
+/** An Idempotency-Key that is malformed, reused for another request, or still in use. */
+export const IDEMPOTENCY_ERRORS: readonly ErrorAnswer[] = [
+  PROBLEMS.parameterTypeMismatch,
+  answer('e.ex.fw.7008'),
+  answer('e.ex.fw.8003'),
+]
+
+/** A guarded write: If-Match names another version (412), or a concurrent change won (409). */
+export const PRECONDITION_ERRORS: readonly ErrorAnswer[] = [
+  PROBLEMS.preconditionFailed,
+  answer('e.ex.fw.8002'),
+]
+
+type AnswerOrCode = ErrorAnswer | ErrorCode
+
+/** The English body of a code, with the catalogue's example arguments. */
+export function exampleError(code: ErrorCode): ApiErrorBody {
+  const args = (ERROR_CATALOGUE[code] as { exampleArgs?: readonly string[] }).exampleArgs ?? []
+  const indexed = Object.fromEntries(args.map((arg, index) => [index, arg]))
+  return { code, message: message('en', code, indexed) }
+}
+
+/** A status's description: each code it answers with, and when. */
+function describeCodes(status: number, codes: readonly ErrorCode[]): string {
+  return codes.map((code) => `${code}: ${describeAnswer({ status, code })}`).join(' ')
+}
+
+/** Each status of the answers with its codes, one real example body per code. */
+function responsesFor(answers: readonly AnswerOrCode[]): Record<number, TSchema> {
+  const byStatus = new Map<number, ErrorCode[]>()
+  for (const item of answers) {
+    const { status, code } = typeof item === 'string' ? answer(item) : item
+    const codes = byStatus.get(status) ?? []
+    if (!codes.includes(code)) codes.push(code)
+    byStatus.set(status, codes)
+  }
   return Object.fromEntries(
-    [...statuses, 406, 500].map((status) => [
+    [...byStatus].map(([status, codes]) => [
       status,
-      Type.Ref('ApiError', { description: ERRORS[status as keyof typeof ERRORS] }),
+      Type.Ref('ApiError', {
+        description: describeCodes(status, codes),
+        'x-examples': Object.fromEntries(
+          codes.map((code) => [code, { summary: code, value: exampleError(code) }]),
+        ),
+      }),
     ]),
   )
 }
 
+/**
+ * The ApiError answers of an API operation by status, for the OpenAPI document: each
+ * status lists its codes, with one real example body per code (from the error catalogue
+ * and the English messages). What any API request can be answered (400 without Host,
+ * 417, 406, 500) is added. The error handler sends these bodies itself, so the schemas
+ * here serialize nothing.
+ */
+export function errorResponses(
+  ...answers: readonly (AnswerOrCode | readonly AnswerOrCode[])[]
+): Record<number, TSchema> {
+  return responsesFor([...answers.flat(), ...JSON_REQUEST, PROBLEMS.dataAccessFailure])
+}
+
+/** The same for a health check, which reads no stored data. */
+export function probeErrorResponses(): Record<number, TSchema> {
+  return responsesFor(JSON_REQUEST)
+}
+
+/** The same outside the JSON contexts (metrics), where Accept is not negotiated. */
+export function plainErrorResponses(): Record<number, TSchema> {
+  return responsesFor(EVERY_REQUEST)
+}
+
+/**
+ * The headers a route itself sets on an answer (ETag, Location), for the document;
+ * operation.ts adds those every answer of a kind carries.
+ */
+function declaredHeaders(names: readonly ResponseHeaderName[]) {
+  return names.length === 0 ? {} : { headers: Object.fromEntries(names.map((name) => [name, {}])) }
+}
+
 /** A response without a body (204, 304, OPTIONS' 200). */
-export function noBody(description: string): TSchema {
-  return Type.Null({ description })
+export function noBody(description: string, headers: readonly ResponseHeaderName[] = []): TSchema {
+  return Type.Null({ description, ...declaredHeaders(headers) })
+}
+
+/** A response body with the description of that answer and the headers the route sets on it. */
+export function described<T extends TSchema>(
+  schema: T,
+  description: string,
+  headers: readonly ResponseHeaderName[] = [],
+): T {
+  return { ...schema, description, ...declaredHeaders(headers) }
 }

@@ -1,22 +1,26 @@
 import type { MessageArgs, MessageKey } from '../messages/index.js'
+import { answer, type ErrorAnswer } from './catalogue.js'
 
-/** The framework-level failures the api layer itself detects, with their status. */
+/** The failures the api layer itself detects, each an answer of the error catalogue. */
 export const PROBLEMS = {
-  resourceNotFound: { status: 404, code: 'e.ex.fw.5001' },
-  methodNotAllowed: { status: 405, code: 'e.ex.fw.6001' },
-  notAcceptable: { status: 406, code: 'e.ex.fw.6002' },
-  unsupportedMediaType: { status: 415, code: 'e.ex.fw.6003' },
-  bodyValidation: { status: 400, code: 'e.ex.fw.7001' },
-  parameterValidation: { status: 400, code: 'e.ex.fw.7002' },
-  malformedBody: { status: 400, code: 'e.ex.fw.7003' },
-  unknownField: { status: 400, code: 'e.ex.fw.7004' },
-  bodyTypeMismatch: { status: 400, code: 'e.ex.fw.7005' },
-  parameterTypeMismatch: { status: 400, code: 'e.ex.fw.7006' },
-  bodyTooLarge: { status: 413, code: 'e.ex.fw.7007' },
-  expectationFailed: { status: 417, code: 'e.ex.fw.7006' },
-  systemError: { status: 500, code: 'e.ex.fw.9001' },
-  dataAccessFailure: { status: 500, code: 'e.ex.fw.9002' },
-} as const satisfies Record<string, { status: number; code: MessageKey }>
+  resourceNotFound: answer('e.ex.fw.5001'),
+  methodNotAllowed: answer('e.ex.fw.6001'),
+  notAcceptable: answer('e.ex.fw.6002'),
+  unsupportedMediaType: answer('e.ex.fw.6003'),
+  bodyValidation: answer('e.ex.fw.7001'),
+  parameterValidation: answer('e.ex.fw.7002'),
+  malformedBody: answer('e.ex.fw.7003'),
+  unknownField: answer('e.ex.fw.7004'),
+  bodyTypeMismatch: answer('e.ex.fw.7005'),
+  parameterTypeMismatch: answer('e.ex.fw.7006'),
+  bodyTooLarge: answer('e.ex.fw.7007'),
+  expectationFailed: answer('e.ex.fw.7006', 417),
+  headersTooLarge: answer('e.ex.fw.7006', 431),
+  requestTimeout: answer('e.ex.fw.7003', 408),
+  preconditionFailed: answer('e.ex.fw.8002', 412),
+  systemError: answer('e.ex.fw.9001'),
+  dataAccessFailure: answer('e.ex.fw.9002'),
+} as const satisfies Record<string, ErrorAnswer>
 
 export type Problem = (typeof PROBLEMS)[keyof typeof PROBLEMS]
 

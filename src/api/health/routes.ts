@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { errorResponses } from '../common/responses.js'
+import { described, probeErrorResponses } from '../common/responses.js'
 
 export interface HealthRoutesOptions {
   /** Resolves when the database answers. */
@@ -8,14 +8,15 @@ export interface HealthRoutesOptions {
   readonly readyTimeoutMs: number
 }
 
-const Health = Type.Object(
+/** The answer of both probes. */
+export const HealthSchema = Type.Object(
   {
     status: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]),
     checks: Type.Optional(
       Type.Object({ database: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]) }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'Health', additionalProperties: false },
 )
 
 function withinTimeout(work: Promise<void>, timeoutMs: number): Promise<void> {
@@ -39,9 +40,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
     {
       logLevel: 'warn',
       schema: {
+        operationId: 'checkLiveness',
+        description: 'UP while the process serves requests: a liveness probe.',
         tags: ['operations'],
         summary: 'The process is up.',
-        response: { 200: Health, ...errorResponses() },
+        response: { 200: described(HealthSchema, 'The process serves.'), ...probeErrorResponses() },
       },
     },
     async () => ({ status: 'UP' as const }),
@@ -52,9 +55,16 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
     {
       logLevel: 'warn',
       schema: {
+        operationId: 'checkReadiness',
+        description:
+          "UP while the database answers within READY_TIMEOUT, else 503 DOWN: a load balancer's readiness check.",
         tags: ['operations'],
         summary: 'The process is up and its database answers.',
-        response: { 200: Health, 503: Health, ...errorResponses() },
+        response: {
+          200: described(HealthSchema, 'Ready: the database answers.'),
+          503: described(HealthSchema, 'Not ready: the database does not answer in time.'),
+          ...probeErrorResponses(),
+        },
       },
     },
     async (request, reply) => {

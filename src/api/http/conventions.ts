@@ -16,13 +16,14 @@ export function trackIdOf(request: IncomingMessage): string {
 
 /**
  * What every response shares, whatever serves it: the X-Track header, and no content
- * sniffing by browsers. Then the request head's own checks (Host, Expect). The body of
+ * sniffing by browsers; Cache-Control: no-store where the route says so. Then the request head's own checks (Host, Expect). The body of
  * a request no route matches is never read, so its 404/405 comes first (decisions §2).
  */
 export function applyRootConventions(app: FastifyInstance): void {
   ignoreBodies(app)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-track', request.id).header('x-content-type-options', 'nosniff')
+    if (request.routeOptions.config.noStore === true) reply.header('cache-control', 'no-store')
     done(checkRequestHead(request))
   })
 }
@@ -44,13 +45,12 @@ export function applyJsonConventions(context: FastifyInstance): void {
   })
 }
 
-/**
- * Answers that carry personal data (the member routes) are kept by no cache: not a
- * shared proxy's, not the browser's disk.
- */
-export function storeNoAnswers(context: FastifyInstance): void {
-  context.addHook('onRequest', (_request, reply, done) => {
-    reply.header('cache-control', 'no-store')
-    done()
-  })
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route's answers carry personal data (the member routes), so no cache may keep
+     * them, not a shared proxy's, not the browser's disk: `config: { noStore: true }`.
+     */
+    noStore?: boolean
+  }
 }

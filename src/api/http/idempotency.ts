@@ -7,18 +7,8 @@ import { ApiProblem, PROBLEMS } from '../errors/problems.js'
 /** 1 to 255 visible ASCII characters (decisions §7). */
 const KEY = /^[\x21-\x7e]{1,255}$/
 
-/** The header as an OpenAPI parameter of every POST operation. */
-export const IDEMPOTENCY_KEY_PARAMETER = {
-  name: 'Idempotency-Key',
-  in: 'header',
-  required: false,
-  description:
-    'Makes a retry safe: the first request with a key is processed and its answer kept for ' +
-    '24 hours; the same request again gets that answer (with Idempotent-Replayed: true) and ' +
-    'creates nothing. Another request with the key is 422 e.ex.fw.7008; the same one while ' +
-    'the first is processed is 409 e.ex.fw.8003. A malformed key is 400 e.ex.fw.7006.',
-  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: KEY.source },
-} as const
+/** The key's rule, for the OpenAPI document. */
+export const IDEMPOTENCY_KEY_PATTERN = KEY.source
 
 declare module 'fastify' {
   interface FastifyContextConfig {

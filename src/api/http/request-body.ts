@@ -59,9 +59,16 @@ export function acceptJsonBodies(app: FastifyInstance): void {
 
 /**
  * For routes whose body means nothing (PUT /todos/{id}): any body, of any type, is
- * left unread; Node discards it once the response is sent.
+ * left unread; Node discards it once the response is sent. Where a context serves only
+ * such routes, its Content-Type means nothing either (`contentTypeToo`): one that is no
+ * media type at all (`/`) would otherwise be Fastify's 415 before any parser is asked.
  */
-export function ignoreBodies(app: FastifyInstance): void {
+export function ignoreBodies(app: FastifyInstance, { contentTypeToo = false } = {}): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined))
+  if (!contentTypeToo) return
+  app.addHook('onRequest', (request, _reply, done) => {
+    delete request.headers['content-type']
+    done()
+  })
 }

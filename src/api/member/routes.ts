@@ -4,10 +4,18 @@ import type { Member, MemberSearch, SortableProperty } from '../../domain/member
 import type { MemberService } from '../../domain/member/service.js'
 import { registerOptionsRoutes } from '../common/options-routes.js'
 import { toPage } from '../common/page.js'
-import { errorResponses, noBody } from '../common/responses.js'
+import {
+  BODY_ERRORS,
+  BODY_FORMAT_ERRORS,
+  described,
+  errorResponses,
+  IDEMPOTENCY_ERRORS,
+  noBody,
+  PRECONDITION_ERRORS,
+  QUERY_ERRORS,
+} from '../common/responses.js'
 import { parseSort } from '../common/sort.js'
 import type { Violation } from '../errors/problems.js'
-import { storeNoAnswers } from '../http/conventions.js'
 import { etagOf, ifMatchCondition, ifNoneMatchHits } from '../http/etag.js'
 import { answerCreated } from '../http/idempotency.js'
 import { locationOf } from '../http/location.js'
@@ -29,6 +37,8 @@ export interface MemberRoutesOptions {
 }
 
 const tags = ['members']
+/** Every answer of these routes may carry personal data. */
+const config = { noStore: true }
 const UPDATE_FIELD_ORDER = fieldOrder(MemberUpdateBody)
 
 /**
@@ -46,16 +56,25 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
   app,
   { service, pageFormat },
 ) => {
-  storeNoAnswers(app)
   const searchResponses = memberSearchResponses(pageFormat)
   app.get(
     '/members',
     {
+      config,
       schema: {
+        operationId: 'searchMembers',
+        description:
+          'Members whose firstName or lastName starts with name (case-sensitive; % and _ match themselves), in the order of sort, ties broken by memberId. A MemberPage of page and size; with unpaged=true a plain array of every match, at most 1,000 (a larger match is 400 e.ex.fw.7002 with target unpaged).',
         tags,
         summary: 'Members whose first or last name starts with name: a page, or all (unpaged).',
         querystring: MemberSearchQuery,
-        response: { 200: searchResponses.either, ...errorResponses(400) },
+        response: {
+          200: described(
+            searchResponses.either,
+            'A MemberPage; with unpaged=true, a plain array of every matching Member.',
+          ),
+          ...errorResponses(QUERY_ERRORS),
+        },
       },
     },
     async (request, reply) => {
@@ -83,12 +102,18 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
     '/members',
     {
       schema: {
+        operationId: 'createMember',
+        description:
+          'Creates a member with its credential. A null or empty signId becomes the e-mail address in lower case; a sign id already in use is 409 e.ex.mm.8001. The password is kept only as an argon2id hash and never answered. An Idempotency-Key makes a retry safe.',
         tags,
         summary: 'Create a member with its credential (Location and ETag headers name it).',
         body: MemberCreateBody,
-        response: { 201: MemberResource, ...errorResponses(400, 409, 413, 415, 422) },
+        response: {
+          201: described(MemberResource, 'The created member.', ['ETag', 'Location']),
+          ...errorResponses(BODY_ERRORS, 'e.ex.mm.8001', IDEMPOTENCY_ERRORS),
+        },
       },
-      config: { idempotent: true },
+      config: { ...config, idempotent: true },
     },
     async (request, reply) => {
       const { credential, ...profile } = request.body
@@ -112,14 +137,18 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
   app.get(
     '/members/:memberId',
     {
+      config,
       schema: {
+        operationId: 'getMember',
+        description:
+          'The member and its ETag. With If-None-Match naming the current ETag the answer is 304 without a body.',
         tags,
         summary: 'One member, with its ETag; If-None-Match gives 304.',
         params: MemberPath,
         response: {
-          200: MemberResource,
-          304: noBody('If-None-Match names the current ETag.'),
-          ...errorResponses(404),
+          200: described(MemberResource, 'The member.', ['ETag']),
+          304: noBody('If-None-Match names the current ETag.', ['ETag']),
+          ...errorResponses('e.ex.mm.5001'),
         },
       },
     },
@@ -135,12 +164,19 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
   app.put(
     '/members/:memberId',
     {
+      config,
       schema: {
+        operationId: 'updateMember',
+        description:
+          'Overwrites the profile from the body (an absent optional field becomes null). The body memberId must equal the path id (PathMatch); the credential and the time stamps cannot be changed here. With If-Match, only while the member is at the version that ETag names (else 412).',
         tags,
         summary: 'Overwrite the profile (If-Match makes it conditional).',
         params: MemberPath,
         body: MemberUpdateBody,
-        response: { 200: MemberResource, ...errorResponses(400, 404, 409, 412, 413, 415) },
+        response: {
+          200: described(MemberResource, 'The updated member.', ['ETag']),
+          ...errorResponses(BODY_ERRORS, 'e.ex.mm.5001', PRECONDITION_ERRORS),
+        },
       },
       // Schema failures are merged with PathMatch before answering (preHandler).
       attachValidation: true,
@@ -161,11 +197,18 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
   app.delete(
     '/members/:memberId',
     {
+      config,
       schema: {
+        operationId: 'deleteMember',
+        description:
+          'Deletes the member and its credential. With If-Match, only while the member is at the version that ETag names (else 412).',
         tags,
         summary: 'Delete the member and its credential (If-Match makes it conditional).',
         params: MemberPath,
-        response: { 204: noBody('Deleted.'), ...errorResponses(400, 404, 412, 413, 415) },
+        response: {
+          204: noBody('Deleted.'),
+          ...errorResponses('e.ex.mm.5001', PRECONDITION_ERRORS, BODY_FORMAT_ERRORS),
+        },
       },
     },
     async (request, reply) => {
@@ -179,6 +222,9 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
     idParam: 'memberId',
     params: MemberPath,
     tags,
+    operationIds: ['membersOptions', 'memberOptions'],
+    config,
+    notFound: 'e.ex.mm.5001',
     noun: 'member',
     exists: (id) => service.get(id),
   })

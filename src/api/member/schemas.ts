@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import type { PageFormat } from '../../config.js'
+import { CODE_LISTS } from '../../domain/common/code-lists.js'
 import { SORTABLE_PROPERTIES } from '../../domain/member/model.js'
 import { object, text } from '../common/fields.js'
 import { pageSchema } from '../common/page.js'
@@ -7,6 +8,7 @@ import { sortParameter } from '../common/sort.js'
 import { DATE_RULE } from '../validation/keywords.js'
 
 const NullableString = Type.Unsafe<string | null>({ type: ['string', 'null'] })
+const GENDER_CODES = 'Code list CL_GENDER: 0 unknown, 1 men, 2 women.'
 const DateTime = Type.String({ format: 'date-time', description: 'UTC, with milliseconds.' })
 
 /** A Member as the API shows it; the password never appears. */
@@ -15,7 +17,11 @@ export const MemberResource = Type.Object(
     memberId: Type.String({ minLength: 10, maxLength: 10 }),
     firstName: Type.String(),
     lastName: Type.String(),
-    genderCode: Type.String({ description: 'Code list CL_GENDER: 0 unknown, 1 men, 2 women.' }),
+    genderCode: Type.Unsafe<string>({
+      type: 'string',
+      enum: [...(CODE_LISTS.CL_GENDER ?? [])],
+      description: GENDER_CODES,
+    }),
     dateOfBirth: Type.String({ format: 'date', description: DATE_RULE }),
     emailAddress: Type.String(),
     telephoneNumber: NullableString,
@@ -23,33 +29,16 @@ export const MemberResource = Type.Object(
     address: NullableString,
     credential: Type.Object(
       { signId: Type.String(), passwordLastChangedAt: DateTime, lastModifiedAt: DateTime },
-      { additionalProperties: false },
+      { title: 'Credential', additionalProperties: false },
     ),
     createdAt: DateTime,
     lastModifiedAt: DateTime,
   },
   {
+    title: 'Member',
+    // No `examples`: Spectral's example rule mistakes MemberPage's `content` property for
+    // a media type map and the example in it for an Example object.
     additionalProperties: false,
-    examples: [
-      {
-        memberId: 'qhsGy4neFe',
-        firstName: 'Taro',
-        lastName: 'Yamada',
-        genderCode: '1',
-        dateOfBirth: '1990-04-01',
-        emailAddress: 'Taro.Yamada@example.com',
-        telephoneNumber: '090-1234-5678',
-        zipCode: null,
-        address: null,
-        credential: {
-          signId: 'taro.yamada@example.com',
-          passwordLastChangedAt: '2026-11-22T02:47:46.049Z',
-          lastModifiedAt: '2026-11-22T02:47:46.049Z',
-        },
-        createdAt: '2026-11-22T02:47:46.049Z',
-        lastModifiedAt: '2026-11-22T02:47:46.049Z',
-      },
-    ],
   },
 )
 
@@ -60,7 +49,7 @@ const serviceSet = () => text({ format: 'date-time', mustBeNull: true })
 const profile = {
   firstName: text({ notEmpty: true, size: [0, 128] }),
   lastName: text({ notEmpty: true, size: [0, 128] }),
-  genderCode: text({ notEmpty: true, codeList: 'CL_GENDER' }),
+  genderCode: text({ notEmpty: true, codeList: 'CL_GENDER', description: GENDER_CODES }),
   dateOfBirth: text({ notNull: true, format: 'date', past: true }),
   emailAddress: text({ notEmpty: true, size: [0, 256], email: true }),
   telephoneNumber: text({ size: [0, 20] }),
@@ -84,12 +73,13 @@ export const MemberCreateBody = Type.Object(
         passwordLastChangedAt: serviceSet(),
         lastModifiedAt: serviceSet(),
       },
-      { notNull: true },
+      { notNull: true, title: 'CredentialCreate' },
     ),
     createdAt: serviceSet(),
     lastModifiedAt: serviceSet(),
   },
   {
+    title: 'MemberCreate',
     additionalProperties: false,
     examples: [
       {
@@ -123,6 +113,7 @@ export const MemberUpdateBody = Type.Object(
     lastModifiedAt: serviceSet(),
   },
   {
+    title: 'MemberUpdate',
     additionalProperties: false,
     examples: [
       {
@@ -151,11 +142,21 @@ export const MemberSearchQuery = Type.Object({
   }),
 })
 
+/** The search page of the format the service answers. */
+function memberPage(format: PageFormat) {
+  return pageSchema(MemberResource, format, 'MemberPage')
+}
+
 /** 200 of the search: a page, or with unpaged=true a plain array. */
 export function memberSearchResponses(format: PageFormat) {
-  const page = pageSchema(MemberResource, format)
+  const page = memberPage(format)
   const list = Type.Array(MemberResource)
   // Plain JSON Schema objects for reply.compileSerializationSchema.
   const plain = (schema: object) => schema as Record<string, unknown>
   return { page: plain(page), list: plain(list), either: Type.Union([page, list]) }
+}
+
+/** The schemas the OpenAPI document names: Member, MemberCreate, MemberUpdate, MemberPage. */
+export function memberComponents(format: PageFormat) {
+  return [MemberResource, MemberCreateBody, MemberUpdateBody, memberPage(format)]
 }

@@ -20,10 +20,6 @@ export function resolveLocale(acceptLanguage: string | undefined): Locale {
 
 export type MessageArgs = Readonly<Record<string, string | number>>
 
-export function isMessageKey(key: string): key is MessageKey {
-  return Object.hasOwn(en, key)
-}
-
 /** Fills `{name}` placeholders; an unknown placeholder is left as written. */
 export function message(locale: Locale, key: MessageKey, args: MessageArgs = {}): string {
   return CATALOGUES[locale][key].replace(/\{(\w+)\}/g, (whole, name: string) =>

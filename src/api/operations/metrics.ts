@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { plainErrorResponses } from '../common/responses.js'
 import { JSON_CONTENT_TYPE } from '../http/media-types.js'
 import { message } from '../messages/index.js'
 
@@ -124,9 +125,19 @@ export function serveMetrics(
     {
       logLevel: 'warn',
       schema: {
+        operationId: 'getMetrics',
+        description:
+          "Requests and their durations by route template, method and status, and the process's own metrics, in the Prometheus text format. Served on METRICS_PORT instead when that is set.",
         tags: ['operations'],
         summary: 'Prometheus metrics (text exposition format).',
-        produces: ['text/plain'],
+        response: {
+          // A text body is sent as it is: this schema only describes it.
+          200: {
+            description: 'The metrics of this instance.',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          ...plainErrorResponses(),
+        },
       },
     },
     async (_request, reply) => {

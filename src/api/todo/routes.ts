@@ -4,7 +4,15 @@ import { Type } from 'typebox'
 import { type Todo, todoVersion } from '../../domain/todo/model.js'
 import type { TodoService } from '../../domain/todo/service.js'
 import { registerOptionsRoutes } from '../common/options-routes.js'
-import { errorResponses, noBody } from '../common/responses.js'
+import {
+  BODY_ERRORS,
+  BODY_FORMAT_ERRORS,
+  described,
+  errorResponses,
+  IDEMPOTENCY_ERRORS,
+  noBody,
+  PRECONDITION_ERRORS,
+} from '../common/responses.js'
 import { etagOf, ifMatchCondition, ifNoneMatchHits } from '../http/etag.js'
 import { answerCreated } from '../http/idempotency.js'
 import { jsonArrayStream } from '../http/json-array-stream.js'
@@ -28,11 +36,17 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
     '/todos',
     {
       schema: {
+        operationId: 'listTodos',
+        description:
+          'Every Todo, ordered by createdAt then todoId, streamed as one JSON array however many there are.',
         tags,
         summary: 'Every Todo, oldest first.',
         // Documents the body. A stream skips the serializer: json-array-stream.ts writes
         // each toTodoResource() with JSON.stringify, the same fields in the same order.
-        response: { 200: Type.Array(TodoResource), ...errorResponses() },
+        response: {
+          200: Type.Array(TodoResource, { description: 'Every Todo, oldest first.' }),
+          ...errorResponses(),
+        },
       },
     },
     // Every Todo, streamed page by page (decisions §7; see json-array-stream.ts). The first
@@ -53,10 +67,16 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
     '/todos',
     {
       schema: {
+        operationId: 'createTodo',
+        description:
+          'Creates an unfinished Todo stamped with the server time. A Todo received earlier may be posted back: its todoId, finished and createdAt are type-checked and ignored. An Idempotency-Key makes a retry safe.',
         tags,
         summary: 'Create an open Todo (Location and ETag headers name it).',
         body: TodoCreateBody,
-        response: { 201: TodoResource, ...errorResponses(400, 409, 413, 415, 422) },
+        response: {
+          201: described(TodoResource, 'The created Todo.', ['ETag', 'Location']),
+          ...errorResponses(BODY_ERRORS, IDEMPOTENCY_ERRORS),
+        },
       },
       config: { idempotent: true },
     },
@@ -77,13 +97,16 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
     '/todos/:todoId',
     {
       schema: {
+        operationId: 'getTodo',
+        description:
+          'The Todo and its ETag. With If-None-Match naming the current ETag the answer is 304 without a body.',
         tags,
         summary: 'One Todo, with its ETag; If-None-Match gives 304.',
         params: TodoPath,
         response: {
-          200: TodoResource,
-          304: noBody('If-None-Match names the current ETag.'),
-          ...errorResponses(404),
+          200: described(TodoResource, 'The Todo.', ['ETag']),
+          304: noBody('If-None-Match names the current ETag.', ['ETag']),
+          ...errorResponses('e.ex.td.5001'),
         },
       },
     },
@@ -98,15 +121,21 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
 
   // Finishing takes no body: whatever is sent, of whatever type, is ignored.
   await app.register(async (context) => {
-    ignoreBodies(context)
+    ignoreBodies(context, { contentTypeToo: true })
     context.withTypeProvider<TypeBoxTypeProvider>().put(
       '/todos/:todoId',
       {
         schema: {
+          operationId: 'finishTodo',
+          description:
+            'Marks the Todo finished; there is no way back, so finishing it again is 409 e.ex.td.8001. No body is read. With If-Match, only while the Todo is in the state that ETag names (else 412).',
           tags,
           summary: 'Finish the Todo (no body; If-Match makes it conditional).',
           params: TodoPath,
-          response: { 200: TodoResource, ...errorResponses(404, 409, 412) },
+          response: {
+            200: described(TodoResource, 'The finished Todo.', ['ETag']),
+            ...errorResponses('e.ex.td.5001', 'e.ex.td.8001', PRECONDITION_ERRORS),
+          },
         },
       },
       async (request, reply) => {
@@ -122,10 +151,16 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
     '/todos/:todoId',
     {
       schema: {
+        operationId: 'deleteTodo',
+        description:
+          'Deletes the Todo. With If-Match, only while it is in the state that ETag names (else 412).',
         tags,
         summary: 'Delete the Todo (If-Match makes it conditional).',
         params: TodoPath,
-        response: { 204: noBody('Deleted.'), ...errorResponses(400, 404, 412, 413, 415) },
+        response: {
+          204: noBody('Deleted.'),
+          ...errorResponses('e.ex.td.5001', PRECONDITION_ERRORS, BODY_FORMAT_ERRORS),
+        },
       },
     },
     async (request, reply) => {
@@ -139,6 +174,8 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
     idParam: 'todoId',
     params: TodoPath,
     tags,
+    operationIds: ['todosOptions', 'todoOptions'],
+    notFound: 'e.ex.td.5001',
     noun: 'Todo',
     exists: (id) => service.get(id),
   })

@@ -10,6 +10,7 @@ export const TodoResource = Type.Object(
     createdAt: Type.String({ format: 'date-time', description: 'UTC, with milliseconds.' }),
   },
   {
+    title: 'Todo',
     additionalProperties: false,
     examples: [
       {
@@ -33,7 +34,12 @@ export const TodoCreateBody = Type.Object(
     finished: flag('Ignored; a new Todo is always unfinished.'),
     createdAt: text({ format: 'date-time', description: 'Ignored; the service stamps it.' }),
   },
-  { additionalProperties: false, examples: [{ todoTitle: 'Buy milk' }] },
+  { title: 'TodoCreate', additionalProperties: false, examples: [{ todoTitle: 'Buy milk' }] },
 )
 
 export const TodoPath = Type.Object({ todoId: Type.String() }, { additionalProperties: false })
+
+/** The schemas the OpenAPI document names: Todo and TodoCreate. */
+export function todoComponents() {
+  return [TodoResource, TodoCreateBody]
+}

@@ -1,0 +1,132 @@
+import type { MessageKey } from '../messages/index.js'
+
+/** One error code of the contract: how it is answered and, for the OpenAPI document, when. */
+export interface CatalogueEntry {
+  /** The HTTP status the code is answered with. */
+  readonly status: number
+  /** When the code is answered, for the OpenAPI document. */
+  readonly description: string
+  /** The message arguments of the document's example (an id, a sign id). */
+  readonly exampleArgs?: readonly string[]
+}
+
+/** Every error code that starts with `e.`: the message catalogues must hold each of them. */
+type ErrorCode = Extract<MessageKey, `e.${string}`>
+
+/**
+ * The one catalogue of error codes, keyed by code: the error handler takes each answer's
+ * status from here, the OpenAPI document its descriptions and examples, and the messages
+ * (messages/en.ts, ja.ts) are keyed by the same codes, so the three cannot disagree.
+ * Some codes are also answered with a status of HTTP's own (OWN_STATUS_DESCRIPTIONS
+ * below, named in problems.ts): `e.ex.fw.8002` with 412 when If-Match fails,
+ * `e.ex.fw.7006` with 417 for an Expect the service does not meet and 431 for headers
+ * too large, `e.ex.fw.7003` with 408 for a request not received in time.
+ */
+export const ERROR_CATALOGUE = {
+  'e.ex.fw.5001': { status: 404, description: 'The path names no resource.' },
+  'e.ex.mm.5001': {
+    status: 404,
+    description: 'No member has this id.',
+    exampleArgs: ['qhsGy4neFe'],
+  },
+  'e.ex.td.5001': {
+    status: 404,
+    description: 'No Todo has this id.',
+    exampleArgs: ['01a20114-a9e4-73d1-b63d-c583549b3710'],
+  },
+  'e.ex.fw.6001': { status: 405, description: 'The path does not serve this method (see Allow).' },
+  'e.ex.fw.6002': { status: 406, description: 'The Accept header admits no application/json.' },
+  'e.ex.fw.6003': {
+    status: 415,
+    description:
+      'The body is not application/json, or has a charset other than UTF-8 or a Content-Encoding.',
+  },
+  'e.ex.fw.7001': {
+    status: 400,
+    description: 'The body breaks a rule; details name each violated constraint and field.',
+  },
+  'e.ex.fw.7002': {
+    status: 400,
+    description: 'A query parameter breaks a rule; details name each violated constraint.',
+  },
+  'e.ex.fw.7003': { status: 400, description: 'The body is missing, not UTF-8, or not JSON.' },
+  'e.ex.fw.7004': {
+    status: 400,
+    description: 'The body has a field the resource does not have (target names it).',
+  },
+  'e.ex.fw.7005': {
+    status: 400,
+    description: 'A body value has the wrong JSON type or format (target names it).',
+  },
+  'e.ex.fw.7006': {
+    status: 400,
+    description: 'A query parameter, header or path value cannot be converted (target names it).',
+  },
+  'e.ex.fw.7007': { status: 413, description: 'The body is larger than BODY_LIMIT bytes.' },
+  'e.ex.fw.7008': {
+    status: 422,
+    description: 'The Idempotency-Key was first used with a different request.',
+  },
+  'e.ex.fw.8001': { status: 409, description: 'A business rule forbids the operation.' },
+  'e.ex.mm.8001': {
+    status: 409,
+    description: 'Another member already uses the sign id.',
+    exampleArgs: ['taro.yamada@example.com'],
+  },
+  'e.ex.td.8001': {
+    status: 409,
+    description: 'The Todo is finished already.',
+    exampleArgs: ['01a20114-a9e4-73d1-b63d-c583549b3710'],
+  },
+  'e.ex.fw.8002': {
+    status: 409,
+    description: 'Another request changed the resource first.',
+  },
+  'e.ex.fw.8003': {
+    status: 409,
+    description: 'A request with the same Idempotency-Key is still being processed.',
+  },
+  'e.ex.fw.9001': { status: 500, description: 'System error; the cause is logged, not answered.' },
+  'e.ex.fw.9002': { status: 500, description: 'The database failed or did not answer in time.' },
+  'e.ex.fw.9003': { status: 500, description: 'System error.' },
+  'e.ex.fw.9999': { status: 500, description: 'Unhandled system error.' },
+} as const satisfies Record<ErrorCode, CatalogueEntry>
+
+export type { ErrorCode }
+
+/** An answer of the API: an error code with its status (the catalogue's, unless HTTP's own). */
+export interface ErrorAnswer {
+  readonly status: number
+  readonly code: ErrorCode
+}
+
+/** The code answered with the catalogue's status, or with `status` where HTTP has its own. */
+export function answer<C extends ErrorCode>(
+  code: C,
+  status: number = ERROR_CATALOGUE[code].status,
+): { readonly status: number; readonly code: C } {
+  return { status, code }
+}
+
+/** When a code is answered with a status of HTTP's own (the catalogue's comment names them). */
+const OWN_STATUS_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  '412 e.ex.fw.8002': 'If-Match names another version of the resource.',
+  '417 e.ex.fw.7006': 'An Expect header other than 100-continue (target Expect).',
+  '431 e.ex.fw.7006': 'The request line and headers are larger than the server reads.',
+  '408 e.ex.fw.7003': 'The request was not received within HEADERS_TIMEOUT or REQUEST_TIMEOUT.',
+}
+
+/**
+ * Statuses answered to bytes Node could not take as a request, before any route is
+ * known: they carry X-Track and no header of a route.
+ */
+export const BEFORE_ROUTING_STATUSES: ReadonlySet<number> = new Set([408, 431])
+
+/** When this answer is given, for the OpenAPI document. */
+export function describeAnswer({ status, code }: ErrorAnswer): string {
+  return OWN_STATUS_DESCRIPTIONS[`${status} ${code}`] ?? ERROR_CATALOGUE[code].description
+}
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CATALOGUE, code)
+}

@@ -12,6 +12,11 @@ export interface HttpOptions {
   readonly headers?: Record<string, string | number>
   /** A string or Buffer is sent as is; anything else as JSON with Content-Type application/json. */
   readonly body?: unknown
+  /**
+   * false: the response is not held to the OpenAPI document (see contract.ts). Only for a
+   * request that deliberately breaks HTTP itself; the server answers any other within it.
+   */
+  readonly contract?: false
 }
 
 /**

@@ -4,6 +4,7 @@ import { afterAll, beforeAll } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import type { DatabaseConfig } from '../../src/config.js'
 import { type Config, loadConfig } from '../../src/config.js'
+import { type ContractChecker, contractCheckerFor, contractError } from './contract.js'
 import type { DatabaseTarget, IsolatedDatabase } from './databases.js'
 import { type HttpOptions, type HttpResponse, http } from './http.js'
 import { openLogSink } from './log-scan.js'
@@ -14,6 +15,10 @@ export interface TestServer {
   readonly baseUrl: string
   /** Every JSON log line the server wrote. */
   readonly logs: Record<string, unknown>[]
+  /**
+   * Rejects when the response breaks the server's own OpenAPI document (contract.ts),
+   * unless `contract: false`; requests on undocumented routes are not checked.
+   */
   request(method: string, path: string, options?: HttpOptions): Promise<HttpResponse>
   close(): Promise<void>
 }
@@ -44,11 +49,20 @@ export async function startServer(
   const address = app.server.address()
   if (address === null || typeof address === 'string') throw new Error('no TCP address')
   const baseUrl = `http://127.0.0.1:${address.port}`
+  // Built from this server's document (it depends on the settings) at the first request.
+  let contract: Promise<ContractChecker> | undefined
   return {
     app,
     baseUrl,
     logs,
-    request: (method, path, options) => http(baseUrl, method, path, options),
+    request: async (method, path, options) => {
+      const response = await http(baseUrl, method, path, options)
+      if (options?.contract === false) return response
+      contract ??= contractCheckerFor(app.swagger())
+      const violations = (await contract).check(method, new URL(path, baseUrl).pathname, response)
+      if (violations.length > 0) throw contractError(method, path, response, violations)
+      return response
+    },
     close: () => app.close(),
   }
 }

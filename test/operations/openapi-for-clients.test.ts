@@ -221,6 +221,18 @@ describe('OpenAPI document for client generators on sqlite', () => {
     const text = { headers: { 'content-type': 'text/plain' }, body: 'x' }
     const unsupported = (await suite.server.request('POST', '/api/v1/todos', text)).body
     expect(unsupported).toEqual(example('post', '/api/v1/todos', '415', 'e.ex.fw.6003'))
+    // The 7001 and 7002 examples are the answers to an empty body and an empty query.
+    const empty = [
+      ['POST', '/api/v1/todos', 'post', '/api/v1/todos', 'e.ex.fw.7001'],
+      ['POST', '/api/v1/members', 'post', '/api/v1/members', 'e.ex.fw.7001'],
+      ['PUT', '/api/v1/members/qhsGy4neFe', 'put', MEMBER, 'e.ex.fw.7001'],
+    ] as const
+    for (const [method, url, documented, path, code] of empty) {
+      const answer = await suite.server.request(method, url, { body: {} })
+      expect(answer.body, `${method} ${url}`).toEqual(example(documented, path, '400', code))
+    }
+    const noName = (await suite.server.request('GET', '/api/v1/members')).body
+    expect(noName).toEqual(example('get', '/api/v1/members', '400', 'e.ex.fw.7002'))
     const created = await suite.server.request('POST', '/api/v1/members', { body: VALID_MEMBER })
     expect(created.status).toBe(201)
     const taken = await suite.server.request('POST', '/api/v1/members', {

@@ -78,7 +78,7 @@ export const PRECONDITION_ERRORS: readonly ErrorAnswer[] = [
 type AnswerOrCode = ErrorAnswer | ErrorCode
 
 /** The English body of a code, with the catalogue's example arguments. */
-export function exampleError(code: ErrorCode): ApiErrorBody {
+function exampleError(code: ErrorCode): ApiErrorBody {
   const args = (ERROR_CATALOGUE[code] as { exampleArgs?: readonly string[] }).exampleArgs ?? []
   const indexed = Object.fromEntries(args.map((arg, index) => [index, arg]))
   return { code, message: message('en', code, indexed) }

@@ -7,6 +7,7 @@ import {
   type ResponseHeaderName,
 } from './headers.js'
 import { publishSchema } from './published-schema.js'
+import { withValidationExamples } from './validation-examples.js'
 
 /*
  * How one route becomes one OpenAPI operation (@fastify/swagger's `transform`). The
@@ -91,11 +92,13 @@ function responseHeaderNames(
  * them by name; a `$ref` schema cannot carry them itself.
  */
 function documentResponse(route: RouteOptions, status: number, response: Schema): Schema {
-  const { headers: declared, description, 'x-examples': examples, ...body } = response
+  const { headers: declared, description, 'x-examples': given, ...body } = response
   const headers = headerSchemas(responseHeaderNames(route, status, declared as Schema | undefined))
   if (route.method === 'HEAD' || body.type === 'null') return { type: 'null', description, headers }
   // A route that answers another media type (metrics' text) describes its content itself.
   if (body.content !== undefined) return { description, headers, content: body.content }
+  const examples =
+    given === undefined ? undefined : withValidationExamples(given as never, route.schema ?? {})
   const media = { schema: publishSchema(body), ...(examples !== undefined && { examples }) }
   return { description, headers, content: { 'application/json': media } }
 }

@@ -28,6 +28,8 @@ export interface Config {
   readonly pageFormat: PageFormat
   readonly logPretty: boolean
   readonly shutdownTimeoutMs: number
+  /** On SIGTERM/SIGINT, how long to keep serving, not ready, before stopping to accept. */
+  readonly shutdownDrainMs: number
   readonly readyTimeoutMs: number
   /** Longest a database operation may take (connecting, waiting for a lock, a statement). */
   readonly databaseTimeoutMs: number
@@ -219,6 +221,13 @@ export const SETTINGS = {
       'On SIGTERM/SIGINT, milliseconds to let requests in flight finish before closing anyway (exit 1).',
     parse: integer(0, 600_000),
   },
+  shutdownDrainMs: {
+    name: 'SHUTDOWN_DRAIN',
+    default: '0',
+    description:
+      'On SIGTERM/SIGINT, milliseconds to keep serving every request (new connections too) while /health/ready answers 503 and each answer closes its connection, before stopping to accept; behind a load balancer, longer than its health check takes to notice.',
+    parse: integer(0, 600_000),
+  },
   requestTimeoutMs: {
     name: 'REQUEST_TIMEOUT',
     default: '30000',
@@ -282,6 +291,7 @@ export function loadConfig(env: Env = process.env): Config {
     pageFormat: read(SETTINGS.pageFormat, env),
     logPretty: read(SETTINGS.logPretty, env),
     shutdownTimeoutMs: read(SETTINGS.shutdownTimeoutMs, env),
+    shutdownDrainMs: read(SETTINGS.shutdownDrainMs, env),
     readyTimeoutMs: read(SETTINGS.readyTimeoutMs, env),
     databaseTimeoutMs: read(SETTINGS.databaseTimeoutMs, env),
     requestTimeoutMs,

@@ -33,10 +33,11 @@ function exit(code: number): void {
 const IDLE_SWEEP_MS = 50
 
 /**
- * SIGTERM/SIGINT: stop accepting connections, let requests in flight finish, close the
- * database, exit 0. If they take longer than SHUTDOWN_TIMEOUT, close anyway and exit 1.
+ * SIGTERM/SIGINT, after the drain phase (SHUTDOWN_DRAIN): stop accepting connections, let
+ * requests in flight finish, close the database, exit 0. If they take longer than
+ * SHUTDOWN_TIMEOUT, close anyway and exit 1.
  */
-function stop(signal: NodeJS.Signals): void {
+function close(signal: NodeJS.Signals): void {
   app.log.info({ signal }, 'stopping: finishing requests in flight')
   // Fastify closes idle keep-alive connections once, when closing starts; a request that
   // finishes afterwards leaves its connection idle, and closing would wait for the client.
@@ -63,6 +64,21 @@ function stop(signal: NodeJS.Signals): void {
       exit(1)
     },
   )
+}
+
+/**
+ * The drain phase first, when SHUTDOWN_DRAIN is set: not ready, still serving every
+ * request (new connections too), each answer closing its connection, so that a load
+ * balancer takes the instance out before it stops accepting (docs/operations.md).
+ */
+function stop(signal: NodeJS.Signals): void {
+  if (config.shutdownDrainMs === 0) {
+    close(signal)
+    return
+  }
+  app.startDraining()
+  app.log.info({ signal, drainMs: config.shutdownDrainMs }, 'draining: not ready, still serving')
+  setTimeout(() => close(signal), config.shutdownDrainMs)
 }
 process.once('SIGTERM', stop)
 process.once('SIGINT', stop)

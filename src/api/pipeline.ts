@@ -6,6 +6,7 @@ import { errorHandlingOptions, handleErrors } from './error-handler.js'
 import { answerUnmatchedRequests } from './http/allowed-methods.js'
 import { applyJsonConventions, applyRootConventions, trackIdOf } from './http/conventions.js'
 import { allowBrowserOrigins } from './http/cors.js'
+import { closeConnectionsWhileDraining } from './http/draining.js'
 import { createHttpServer } from './http/http-server.js'
 import { honourIdempotencyKeys } from './http/idempotency.js'
 import { RequestLog } from './http/request-log.js'
@@ -28,6 +29,7 @@ import { decodableTarget } from './http/request-target.js'
  *                    http/allowed-methods.ts: an empty id is 404; an unknown path 404 and
  *                    a known one with another method 405 (the not-found handler).
  *                    http/cors.ts: browser preflights, when CORS_ORIGINS is set.
+ *                    http/draining.ts: while a stop drains, Connection: close.
  * In the JSON contexts (/api/v1, /health)
  *  4. onRequest      http/conventions.ts: the exact JSON Content-Type; no JSON in
  *                    Accept is 406. Member routes: Cache-Control: no-store.
@@ -88,6 +90,7 @@ export async function installRootStages(app: FastifyInstance, config: Config): P
   applyRootConventions(app)
   answerUnmatchedRequests(app, MAX_PARAM_LENGTH)
   await allowBrowserOrigins(app, config.corsOrigins)
+  closeConnectionsWhileDraining(app)
 }
 
 /** Stages 4 to 9 in a JSON context; Idempotency-Key where the context has POST routes. */

@@ -251,6 +251,42 @@ for (const target of DATABASES) {
       },
     )
 
+    it(
+      'SHUTDOWN_DRAIN: not ready at once, new connections still served with Connection: close, then exit 0',
+      PROCESS_TEST,
+      async () => {
+        const server = await startServerProcess(ready().config, { SHUTDOWN_DRAIN: '1500' })
+        const before = await server.request('GET', '/health/ready')
+        expect(before.status).toBe(200)
+        expect(before.headers.connection).toBe('keep-alive')
+        const signalled = Date.now()
+        server.kill('SIGTERM')
+        await pause(300)
+
+        const readiness = await server.request('GET', '/health/ready')
+        expect(readiness.status).toBe(503)
+        expect(readiness.body).toEqual({ status: 'DOWN', checks: { shutdown: 'DRAINING' } })
+        // Still serving, on a new connection, and closing each connection after its answer.
+        expect(await connectionError(server.port)).toBeUndefined()
+        const created = await server.request('POST', '/api/v1/todos', {
+          body: { todoTitle: 'during the drain' },
+        })
+        expect(created.status).toBe(201)
+        expect(created.headers.connection).toBe('close')
+        expect(readiness.headers.connection).toBe('close')
+        expect(server.logMessages()).not.toContain(STOPPING)
+
+        const exit = await server.exited
+        expect(exit).toEqual({ code: 0, signal: null })
+        expect(Date.now() - signalled).toBeGreaterThanOrEqual(1_500)
+        const messages = server.logMessages()
+        expect(messages.indexOf('draining: not ready, still serving')).toBeLessThan(
+          messages.indexOf(STOPPING),
+        )
+        expect(messages).toContain(STOPPED)
+      },
+    )
+
     it('SIGINT stops an idle server the same way: exit 0 within 5 s', PROCESS_TEST, async () => {
       const server = await startServerProcess(ready().config)
       const signalled = Date.now()

@@ -402,7 +402,12 @@ export interface components {
         Health: {
             status: "UP" | "DOWN";
             checks?: {
-                database: "UP" | "DOWN";
+                database?: "UP" | "DOWN";
+                /**
+                 * @description The instance is stopping: take it out.
+                 * @enum {string}
+                 */
+                shutdown?: "DRAINING";
             };
         };
         /** Credential */
@@ -3339,7 +3344,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description Not ready: the database does not answer in time. */
+            /** @description Not ready: the database does not answer in time, or the instance is stopping. */
             503: {
                 headers: {
                     /** @description The request id: your X-Track when well-formed, else a new one. */
@@ -3432,7 +3437,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not ready: the database does not answer in time. */
+            /** @description Not ready: the database does not answer in time, or the instance is stopping. */
             503: {
                 headers: {
                     /** @description The request id: your X-Track when well-formed, else a new one. */

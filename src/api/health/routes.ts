@@ -13,7 +13,15 @@ export const HealthSchema = Type.Object(
   {
     status: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]),
     checks: Type.Optional(
-      Type.Object({ database: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]) }),
+      Type.Object(
+        {
+          database: Type.Optional(Type.Union([Type.Literal('UP'), Type.Literal('DOWN')])),
+          shutdown: Type.Optional(
+            Type.Literal('DRAINING', { description: 'The instance is stopping: take it out.' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
     ),
   },
   { title: 'Health', additionalProperties: false },
@@ -62,12 +70,19 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
         summary: 'The process is up and its database answers.',
         response: {
           200: described(HealthSchema, 'Ready: the database answers.'),
-          503: described(HealthSchema, 'Not ready: the database does not answer in time.'),
+          503: described(
+            HealthSchema,
+            'Not ready: the database does not answer in time, or the instance is stopping.',
+          ),
           ...probeErrorResponses(),
         },
       },
     },
     async (request, reply) => {
+      if (app.isDraining()) {
+        reply.code(503)
+        return { status: 'DOWN' as const, checks: { shutdown: 'DRAINING' as const } }
+      }
       try {
         await withinTimeout(ping(), readyTimeoutMs)
         return { status: 'UP' as const, checks: { database: 'UP' as const } }

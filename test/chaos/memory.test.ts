@@ -33,7 +33,11 @@ const PEAK_RSS_LIMIT_MB = 250
 /** The target is 100 ms; the bound on the worst sample leaves room for a loaded 2-core CI host. */
 const HEALTH_P50_LIMIT_MS = 100
 const HEALTH_MAX_LIMIT_MS = 500
-const READERS_WITHIN_MS = 90_000
+/**
+ * That every full reader finishes at all, not how fast (speed is npm run bench's): on the
+ * 2-core CI host, amid the stampede, they take 60 to 90 s, so 90 s left no margin.
+ */
+const READERS_WITHIN_MS = 180_000
 const LIST_PATH = '/api/v1/todos'
 const LIST_REQUEST = `GET ${LIST_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n\r\n`
 

@@ -17,6 +17,7 @@ import { build } from 'esbuild'
  */
 const EXTERNAL = [
   'better-sqlite3',
+  'better-sqlite3-napi',
   '@node-rs/argon2',
   'pg-native',
   'pino',

@@ -1,6 +1,11 @@
 // A bare Fastify route with one better-sqlite3 lookup by id, logging on at info level
 // (Fastify's default lines): what the framework itself costs on this machine.
-import Database from 'better-sqlite3'
+// The release the service loads for this Node.js (src/infra/db/sqlite-driver.ts).
+const { default: Database } =
+  Number(process.versions.napi) >= 10
+    ? await import('better-sqlite3-napi')
+    : await import('better-sqlite3')
+
 import Fastify from 'fastify'
 
 const database = new Database(process.env.SQLITE_FILE, { readonly: true })

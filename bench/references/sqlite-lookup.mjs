@@ -1,6 +1,11 @@
 // node:http and one better-sqlite3 lookup by id: the floor cost of a stored Todo.
 import { createServer } from 'node:http'
-import Database from 'better-sqlite3'
+
+// The release the service loads for this Node.js (src/infra/db/sqlite-driver.ts).
+const { default: Database } =
+  Number(process.versions.napi) >= 10
+    ? await import('better-sqlite3-napi')
+    : await import('better-sqlite3')
 
 const database = new Database(process.env.SQLITE_FILE, { readonly: true })
 const byId = database.prepare('select * from todo where todo_id = ?')

@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto'
-import Sqlite from 'better-sqlite3'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { loadSqliteDriver } from '../../src/infra/db/sqlite-driver.js'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 import type { HttpResponse } from '../helpers/http.js'
 import {
@@ -8,6 +8,8 @@ import {
   type ServerProcess,
   startServerProcess,
 } from '../helpers/process.js'
+
+const Sqlite = await loadSqliteDriver()
 
 /**
  * Crash safety: the service process is killed (SIGKILL, no chance to clean up) in the

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { request as httpRequest } from 'node:http'
-import Sqlite from 'better-sqlite3'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { loadSqliteDriver } from '../../src/infra/db/sqlite-driver.js'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 import type { HttpResponse } from '../helpers/http.js'
 import {
@@ -10,6 +10,8 @@ import {
   startServerProcess,
 } from '../helpers/process.js'
 import { addTrigger, PAUSE_LOCK } from '../helpers/triggers.js'
+
+const Sqlite = await loadSqliteDriver()
 
 /**
  * Idempotency-Key across crashes (decisions §7): "the same request again creates nothing

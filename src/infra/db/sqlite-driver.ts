@@ -1,0 +1,17 @@
+import type SqliteDatabase from 'better-sqlite3'
+
+/**
+ * The better-sqlite3 release for this Node.js. Version 13 is built on Node-API 10 (Node
+ * 22.14 and later, Node 24) and ships prebuilt; version 12 is the last to load on Node 20.
+ * Version 12 built against Node 24.19 or later aborts the process the first time the
+ * garbage collector frees one of its statements or databases (an assertion in
+ * RemoveEnvironmentCleanupHook), so it serves only the runtimes 13 cannot. Both have the
+ * same API. When Node 20 support ends, `better-sqlite3-napi` becomes `better-sqlite3`.
+ */
+export async function loadSqliteDriver(): Promise<typeof SqliteDatabase> {
+  const module =
+    Number(process.versions.napi) >= 10
+      ? await import('better-sqlite3-napi')
+      : await import('better-sqlite3')
+  return module.default
+}

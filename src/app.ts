@@ -100,6 +100,8 @@ export async function buildApp(
   const database = await createDatabase(config.database, {
     timeoutMs: config.databaseTimeoutMs,
     onConnectionError: (error) => app.log.warn({ err: error }, 'database connection failed'),
+    onReplicaFallback: (error) =>
+      app.log.warn({ err: error }, 'read replica failed a read: the primary answers reads for now'),
     ...(config.logLevel === 'trace' && {
       // Parameters stay out of the log: they carry password hashes and personal data.
       onQuery: ({ sql, durationMs }: ExecutedQuery) => app.log.trace({ sql, durationMs }, 'query'),
@@ -113,8 +115,8 @@ export async function buildApp(
   })
 
   const repositories = {
-    todos: new KyselyTodoRepository(database.db),
-    members: new KyselyMemberRepository(database.db),
+    todos: new KyselyTodoRepository(database.db, database.reads),
+    members: new KyselyMemberRepository(database.db, database.reads),
     idempotency: new KyselyIdempotencyRepository(database.db),
   }
   const unitOfWork = new KyselyUnitOfWork(database.db, repositories)
@@ -152,6 +154,7 @@ export async function buildApp(
     installJsonStages(health)
     await health.register(healthRoutes, {
       ping: database.ping,
+      pingReplica: database.pingReplica,
       readyTimeoutMs: config.readyTimeoutMs,
     })
   })

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { parseServerOptions } from './infra/db/session-settings.js'
 
 /**
  * Every setting the service reads from the environment, validated once at start.
@@ -10,7 +11,17 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly file: string }
-  | { readonly kind: 'postgres'; readonly url: string; readonly poolMax: number }
+  | {
+      readonly kind: 'postgres'
+      readonly url: string
+      readonly poolMax: number
+      readonly pooler: PoolerMode
+      /** A streaming replica for member search and the todo list (DATABASE_READ_URL). */
+      readonly readUrl?: string
+    }
+
+/** How the service reaches PostgreSQL: directly (or a session pooler), or a transaction pooler. */
+export type PoolerMode = 'none' | 'transaction'
 
 /** Field names of a search page: current (`first`/`last`) or the older releases' (`firstPage`/`lastPage`). */
 export type PageFormat = 'standard' | 'legacy'
@@ -73,18 +84,20 @@ function integer(min: number, max: number) {
   }
 }
 
+function postgresUrl(raw: string): string {
+  try {
+    new URL(raw)
+  } catch {
+    throw new ConfigError('is not a valid postgres:// URL')
+  }
+  return raw
+}
+
 function databaseUrl(
   raw: string,
 ): { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string } {
   if (raw === '') return { kind: 'sqlite', file: DEFAULT_SQLITE_FILE }
-  if (/^postgres(ql)?:\/\//.test(raw)) {
-    try {
-      new URL(raw)
-    } catch {
-      throw new ConfigError('is not a valid postgres:// URL')
-    }
-    return { kind: 'postgres', url: raw }
-  }
+  if (/^postgres(ql)?:\/\//.test(raw)) return { kind: 'postgres', url: postgresUrl(raw) }
   if (raw.startsWith('sqlite:')) {
     const file = raw.slice('sqlite:'.length)
     if (file === '')
@@ -92,6 +105,17 @@ function databaseUrl(
     return { kind: 'sqlite', file }
   }
   throw new ConfigError('must start with postgres://, postgresql:// or sqlite:')
+}
+
+/** Behind a transaction pooler the URL's `options` are set per transaction: only settings qualify. */
+function checkOptionsForPooler(url: string): void {
+  try {
+    parseServerOptions(new URL(url).searchParams.get('options') ?? '')
+  } catch (error) {
+    throw new ConfigError(
+      `Invalid database URL for DB_POOLER=transaction: ${(error as Error).message}`,
+    )
+  }
 }
 
 function boolean(raw: string): boolean {
@@ -160,11 +184,34 @@ export const SETTINGS = {
     description: `Unset: embedded SQLite in ${DEFAULT_SQLITE_FILE}. postgres://user@host:5432/db for PostgreSQL, or sqlite:PATH for another SQLite file.`,
     parse: databaseUrl,
   },
+  databaseReadUrl: {
+    name: 'DATABASE_READ_URL',
+    default: '',
+    description:
+      'Unset: every read from DATABASE_URL. postgres://… of a streaming replica: member search and the todo list read from it (a little behind the primary), falling back to the primary while it fails.',
+    parse: (raw: string): string | undefined => {
+      if (raw === '') return undefined
+      if (!/^postgres(ql)?:\/\//.test(raw))
+        throw new ConfigError('must start with postgres:// or postgresql://')
+      return postgresUrl(raw)
+    },
+  },
   dbPoolMax: {
     name: 'DB_POOL_MAX',
     default: '10',
     description: 'Most PostgreSQL connections one instance opens.',
     parse: integer(1, 1000),
+  },
+  dbPooler: {
+    name: 'DB_POOLER',
+    default: 'none',
+    description:
+      "none: PostgreSQL directly, or a pooler in session mode. transaction: a pooler in transaction mode (PgBouncer pool_mode = transaction); each transaction then sets the session settings (statement timeout, the URL's -c options) itself.",
+    parse: (raw: string): PoolerMode => {
+      if (raw !== 'none' && raw !== 'transaction')
+        throw new ConfigError('must be none or transaction')
+      return raw
+    },
   },
   databaseTimeoutMs: {
     name: 'DB_TIMEOUT',
@@ -280,11 +327,23 @@ function read<T>(setting: Setting<T>, env: Env): T {
 export function loadConfig(env: Env = process.env): Config {
   const database = read(SETTINGS.database, env)
   const poolMax = read(SETTINGS.dbPoolMax, env)
+  const pooler = read(SETTINGS.dbPooler, env)
+  const readUrl = read(SETTINGS.databaseReadUrl, env)
+  if (readUrl !== undefined && database.kind !== 'postgres') {
+    throw new ConfigError('DATABASE_READ_URL needs a PostgreSQL DATABASE_URL (a replica of it)')
+  }
+  if (database.kind === 'postgres' && pooler === 'transaction') {
+    for (const url of [database.url, readUrl]) if (url) checkOptionsForPooler(url)
+  }
   const requestTimeoutMs = read(SETTINGS.requestTimeoutMs, env)
   return Object.freeze({
     host: read(SETTINGS.host, env),
     port: read(SETTINGS.port, env),
-    database: Object.freeze(database.kind === 'postgres' ? { ...database, poolMax } : database),
+    database: Object.freeze(
+      database.kind === 'postgres'
+        ? { ...database, poolMax, pooler, ...(readUrl && { readUrl }) }
+        : database,
+    ),
     logLevel: read(SETTINGS.logLevel, env),
     bodyLimit: read(SETTINGS.bodyLimit, env),
     trustProxy: read(SETTINGS.trustProxy, env),
@@ -304,13 +363,15 @@ export function loadConfig(env: Env = process.env): Config {
 
 /** The settings as text for `--help`. */
 export function describeSettings(): string {
-  const rows = Object.values(SETTINGS).map(
+  const settings = Object.values(SETTINGS)
+  const width = Math.max(...settings.map((setting) => setting.name.length))
+  const rows = settings.map(
     (setting) =>
-      `  ${setting.name.padEnd(14)} ${(setting.default === '' ? '(unset)' : setting.default).padEnd(10)} ${setting.description}`,
+      `  ${setting.name.padEnd(width)} ${(setting.default === '' ? '(unset)' : setting.default).padEnd(10)} ${setting.description}`,
   )
   return [
     'Settings (environment variables):',
-    `  ${'NAME'.padEnd(14)} ${'DEFAULT'.padEnd(10)} MEANING`,
+    `  ${'NAME'.padEnd(width)} ${'DEFAULT'.padEnd(10)} MEANING`,
     ...rows,
   ].join('\n')
 }

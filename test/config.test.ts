@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from '../src/config.js'
+import { ConfigError, loadConfig, SETTINGS } from '../src/config.js'
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -29,7 +30,9 @@ describe('configuration', () => {
         HOST: '127.0.0.1',
         PORT: '9000',
         DATABASE_URL: 'postgres://u@db:5432/app',
+        DATABASE_READ_URL: 'postgres://u@replica:5432/app',
         DB_POOL_MAX: '4',
+        DB_POOLER: 'transaction',
         LOG_LEVEL: 'warn',
         BODY_LIMIT: '1024',
         TRUST_PROXY: '10.0.0.0/8, 192.168.1.1',
@@ -46,7 +49,13 @@ describe('configuration', () => {
     ).toEqual({
       host: '127.0.0.1',
       port: 9000,
-      database: { kind: 'postgres', url: 'postgres://u@db:5432/app', poolMax: 4 },
+      database: {
+        kind: 'postgres',
+        url: 'postgres://u@db:5432/app',
+        poolMax: 4,
+        pooler: 'transaction',
+        readUrl: 'postgres://u@replica:5432/app',
+      },
       logLevel: 'warn',
       bodyLimit: 1024,
       trustProxy: ['10.0.0.0/8', '192.168.1.1'],
@@ -79,6 +88,8 @@ describe('configuration', () => {
     ['DATABASE_URL', 'mysql://x'],
     ['DATABASE_URL', 'sqlite:'],
     ['DB_POOL_MAX', '0'],
+    ['DB_POOLER', 'session'],
+    ['DATABASE_READ_URL', 'mysql://replica'],
     ['LOG_LEVEL', 'loud'],
     ['BODY_LIMIT', '1.5'],
     ['TRUST_PROXY', 'yes'],
@@ -99,6 +110,30 @@ describe('configuration', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(
       `Invalid setting ${name}=${JSON.stringify(value)}`,
     )
+  })
+
+  it('refuses a replica without PostgreSQL, and startup options a transaction pooler cannot take', () => {
+    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://u@replica/app' })).toThrow(
+      'DATABASE_READ_URL needs a PostgreSQL DATABASE_URL (a replica of it)',
+    )
+    const withOptions = (options: string) => ({
+      DATABASE_URL: `postgres://u@db/app?options=${encodeURIComponent(options)}`,
+      DB_POOLER: 'transaction',
+    })
+    expect(loadConfig(withOptions('-c search_path=app --lock-timeout=5s')).database).toMatchObject({
+      pooler: 'transaction',
+    })
+    expect(() => loadConfig(withOptions('-B 100'))).toThrow(
+      'Invalid database URL for DB_POOLER=transaction: options must be -c name=value settings; cannot use "-B"',
+    )
+  })
+
+  it('documents every setting, with its default, in docs/configuration.md', () => {
+    const page = readFileSync('docs/configuration.md', 'utf8')
+    for (const setting of Object.values(SETTINGS)) {
+      const shownDefault = setting.default === '' ? '(unset|empty)' : `\`${setting.default}\``
+      expect(page).toMatch(new RegExp(`^\\| \`${setting.name}\` +\\| ${shownDefault} +\\|`, 'm'))
+    }
   })
 
   it('stops the server at start with one clear line when a setting is bad', () => {
@@ -124,6 +159,8 @@ describe('configuration', () => {
       'PORT',
       'DATABASE_URL',
       'DB_POOL_MAX',
+      'DB_POOLER',
+      'DATABASE_READ_URL',
       'LOG_LEVEL',
       'BODY_LIMIT',
       'TRUST_PROXY',

@@ -1,9 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { Agent, request as httpRequest } from 'node:http'
-import { createServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type IsolatedDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
+import { freePort } from '../helpers/ports.js'
 import {
   buildBundleIfStale,
   FROM_BUILD,
@@ -47,17 +47,6 @@ const CHECK = { inter: '200ms', fall: '2', rise: '2' }
 /** Longer than the check's 2 x 200 ms, with a margin for a loaded machine. */
 const DRAIN_MS = Number(process.env.ROLLING_DRAIN_MS ?? 1500)
 const RUN = randomBytes(3).toString('hex')
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
-}
 
 interface Answer {
   readonly status: number

@@ -3,12 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import { inject } from 'vitest'
 import type { DatabaseConfig } from '../../src/config.js'
+import { loadSqliteDriver } from '../../src/infra/db/sqlite-driver.js'
 
 /**
  * The databases every storage-touching suite runs against: SQLite always, PostgreSQL
  * when TEST_DATABASE_URL is set (CI sets it). Each suite gets its own SQLite file or
- * its own PostgreSQL schema, dropped afterwards, so runs never collide.
+ * its own PostgreSQL schema, dropped afterwards, so runs never collide. With
+ * TEST_PGBOUNCER=1 the global setup starts PgBouncer in transaction mode and the service
+ * reaches PostgreSQL through it; the tests' own sessions stay direct.
  */
 export interface IsolatedDatabase {
   readonly config: DatabaseConfig
@@ -16,6 +20,8 @@ export interface IsolatedDatabase {
   exec(sql: string): Promise<void>
   /** The rows of one query against the same database, outside the service. */
   query<Row = Record<string, unknown>>(sql: string): Promise<Row[]>
+  /** PostgreSQL: a URL of the same schema, straight to the server, for a session of a test's own. */
+  readonly directUrl?: string
   drop(): Promise<void>
 }
 
@@ -27,13 +33,28 @@ export interface DatabaseTarget {
 
 export const POSTGRES_URL = process.env.TEST_DATABASE_URL
 
+/** PgBouncer's address when the global setup started one (TEST_PGBOUNCER=1). */
+function poolerUrl(): string | undefined {
+  try {
+    return inject('poolerUrl')
+  } catch {
+    return undefined // not in a vitest worker
+  }
+}
+
+function inSchema(base: string, schema: string): string {
+  const url = new URL(base)
+  url.searchParams.set('options', `-c search_path=${schema}`)
+  return url.toString()
+}
+
 async function createSqlite(): Promise<IsolatedDatabase> {
   const dir = mkdtempSync(join(tmpdir(), 'api-test-'))
   const file = join(dir, 'api.sqlite')
   return {
     config: { kind: 'sqlite', file },
     exec: async (sql) => {
-      const { default: Sqlite } = await import('better-sqlite3')
+      const Sqlite = await loadSqliteDriver()
       const db = new Sqlite(file)
       try {
         db.exec(sql)
@@ -42,7 +63,7 @@ async function createSqlite(): Promise<IsolatedDatabase> {
       }
     },
     query: async <Row>(sql: string) => {
-      const { default: Sqlite } = await import('better-sqlite3')
+      const Sqlite = await loadSqliteDriver()
       const db = new Sqlite(file, { readonly: true, fileMustExist: true })
       try {
         return db.prepare(sql).all() as Row[]
@@ -60,10 +81,13 @@ async function createPostgres(): Promise<IsolatedDatabase> {
   const admin = new pg.Client({ connectionString: baseUrl })
   await admin.connect()
   await admin.query(`create schema ${schema}`)
-  const url = new URL(baseUrl)
-  url.searchParams.set('options', `-c search_path=${schema}`)
+  const pooler = poolerUrl()
+  const directUrl = inSchema(baseUrl, schema)
   return {
-    config: { kind: 'postgres', url: url.toString(), poolMax: 10 },
+    config: pooler
+      ? { kind: 'postgres', url: inSchema(pooler, schema), poolMax: 10, pooler: 'transaction' }
+      : { kind: 'postgres', url: directUrl, poolMax: 10, pooler: 'none' },
+    directUrl,
     exec: async (sql) => {
       await admin.query(`set search_path to ${schema}`)
       await admin.query(sql)

@@ -1,14 +1,32 @@
 import type { TestProject } from 'vitest/node'
 import { createRunLogDir, failRunOnLeaks } from './log-scan.js'
+import { HAS_PGBOUNCER, type RunningPgBouncer, startPgBouncer } from './pgbouncer.js'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** PgBouncer's URL (transaction mode) when TEST_PGBOUNCER=1 started one. */
+    poolerUrl: string | undefined
+  }
+}
 
 /**
- * Says once, at the top of the run, whether the PostgreSQL suites run; gives the run a
- * directory where every captured server log line is kept, and at the end fails the run
- * if any of those lines holds a test password or a password hash (log-scan.ts).
+ * Says once, at the top of the run, whether the PostgreSQL suites run, and how: directly
+ * or, with TEST_PGBOUNCER=1, through a PgBouncer in transaction mode started here. Gives
+ * the run a directory where every captured server log line is kept, and at the end fails
+ * the run if any of those lines holds a test password or a password hash (log-scan.ts).
  */
-export default function setup(project: TestProject): () => void {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const url = process.env.TEST_DATABASE_URL
-  if (url) {
+  let pgbouncer: RunningPgBouncer | undefined
+  if (url && process.env.TEST_PGBOUNCER === '1') {
+    if (!HAS_PGBOUNCER)
+      throw new Error('TEST_PGBOUNCER=1 needs /usr/sbin/pgbouncer: apt-get install pgbouncer')
+    pgbouncer = await startPgBouncer(url)
+    const { host, pathname } = new URL(url)
+    console.log(
+      `PostgreSQL suites: the service through ${pgbouncer.version} (pool_mode = transaction) at ${new URL(pgbouncer.url).host}, to ${host}${pathname} (one schema per suite).`,
+    )
+  } else if (url) {
     const { host, pathname } = new URL(url)
     console.log(`PostgreSQL suites: running against ${host}${pathname} (one schema per suite).`)
   } else {
@@ -19,5 +37,9 @@ export default function setup(project: TestProject): () => void {
   }
   const runLogDir = createRunLogDir(new Date())
   project.provide('runLogDir', runLogDir)
-  return () => failRunOnLeaks(runLogDir)
+  project.provide('poolerUrl', pgbouncer?.url)
+  return async () => {
+    await pgbouncer?.stop()
+    failRunOnLeaks(runLogDir)
+  }
 }

@@ -35,9 +35,14 @@ export interface ServerProcess {
   request(method: string, path: string, options?: HttpOptions): Promise<HttpResponse>
 }
 
-/** DATABASE_URL naming the given database. */
-export function databaseUrlOf(config: DatabaseConfig): string {
-  return config.kind === 'sqlite' ? `sqlite:${config.file}` : config.url
+/** The settings (DATABASE_URL, DB_POOLER, DATABASE_READ_URL) that name the given database. */
+export function databaseSettingsOf(config: DatabaseConfig): Record<string, string> {
+  if (config.kind === 'sqlite') return { DATABASE_URL: `sqlite:${config.file}` }
+  return {
+    DATABASE_URL: config.url,
+    DB_POOLER: config.pooler,
+    ...(config.readUrl && { DATABASE_READ_URL: config.readUrl }),
+  }
 }
 
 const running = new Set<ChildProcess>()
@@ -139,7 +144,7 @@ export async function startServerProcess(
       ...cleanEnvironment(),
       HOST: '127.0.0.1',
       PORT: '0',
-      DATABASE_URL: databaseUrlOf(database),
+      ...databaseSettingsOf(database),
       LOG_LEVEL: 'info',
       LOG_PRETTY: 'false',
       ...settings,

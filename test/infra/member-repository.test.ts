@@ -5,6 +5,7 @@ import {
   type Database,
   type ExecutedQuery,
 } from '../../src/infra/db/create-database.js'
+import { loadSqliteDriver } from '../../src/infra/db/sqlite-driver.js'
 import { KyselyMemberRepository } from '../../src/infra/member/member-repository.js'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 
@@ -153,7 +154,7 @@ for (const target of DATABASES) {
 async function explain(isolated: IsolatedDatabase, query: ExecutedQuery): Promise<string> {
   const lines: string[] = []
   if (isolated.config.kind === 'sqlite') {
-    const { default: Sqlite } = await import('better-sqlite3')
+    const Sqlite = await loadSqliteDriver()
     const db = new Sqlite(isolated.config.file, { readonly: true })
     try {
       const rows = db.prepare(`explain query plan ${query.sql}`).all(...query.parameters) as {
@@ -165,7 +166,7 @@ async function explain(isolated: IsolatedDatabase, query: ExecutedQuery): Promis
     }
   } else {
     const { default: pg } = await import('pg')
-    const client = new pg.Client({ connectionString: isolated.config.url })
+    const client = new pg.Client({ connectionString: isolated.directUrl })
     await client.connect()
     try {
       await client.query('set enable_seqscan = off')

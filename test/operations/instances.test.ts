@@ -93,7 +93,7 @@ describe.skipIf(!postgres?.available)('Two server processes on one postgres sche
       expect((await a.request('GET', '/health/ready')).status).toBe(200)
       expect((await b.request('GET', '/health/ready')).status).toBe(200)
       if (database.config.kind !== 'postgres') throw new Error('expected PostgreSQL')
-      const client = new pg.Client({ connectionString: database.config.url })
+      const client = new pg.Client({ connectionString: database.directUrl })
       await client.connect()
       try {
         const { rows } = await client.query<{ name: string }>(
@@ -286,7 +286,7 @@ describe.skipIf(!postgres?.available)('Two server processes on one postgres sche
     async () => {
       const { database, a, b } = ready()
       if (database.config.kind !== 'postgres') throw new Error('expected PostgreSQL')
-      const client = new pg.Client({ connectionString: database.config.url })
+      const client = new pg.Client({ connectionString: database.directUrl })
       await client.connect()
       try {
         for (let round = 0; round < RACE_ROUNDS; round += 1) {

@@ -197,7 +197,7 @@ export interface paths {
         };
         /**
          * The process is up and its database answers.
-         * @description UP while the database answers within READY_TIMEOUT, else 503 DOWN: a load balancer's readiness check.
+         * @description UP while the database answers within READY_TIMEOUT, else 503 DOWN: a load balancer's readiness check. A read replica that does not answer is reported DEGRADED and does not make the instance unready.
          */
         get: operations["checkReadiness"];
         put?: never;
@@ -403,6 +403,8 @@ export interface components {
             status: "UP" | "DOWN";
             checks?: {
                 database?: "UP" | "DOWN";
+                /** @description The read replica (DATABASE_READ_URL), when there is one. DEGRADED: it does not answer, and the primary serves its reads; the instance stays ready. */
+                replica?: "UP" | "DEGRADED";
                 /**
                  * @description The instance is stopping: take it out.
                  * @enum {string}

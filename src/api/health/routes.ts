@@ -1,10 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyBaseLogger } from 'fastify'
 import { Type } from 'typebox'
 import { described, probeErrorResponses } from '../common/responses.js'
 
 export interface HealthRoutesOptions {
   /** Resolves when the database answers. */
   readonly ping: () => Promise<void>
+  /** Resolves when the read replica answers; undefined without one (DATABASE_READ_URL). */
+  readonly pingReplica?: (() => Promise<void>) | undefined
   readonly readyTimeoutMs: number
 }
 
@@ -16,6 +19,12 @@ export const HealthSchema = Type.Object(
       Type.Object(
         {
           database: Type.Optional(Type.Union([Type.Literal('UP'), Type.Literal('DOWN')])),
+          replica: Type.Optional(
+            Type.Union([Type.Literal('UP'), Type.Literal('DEGRADED')], {
+              description:
+                'The read replica (DATABASE_READ_URL), when there is one. DEGRADED: it does not answer, and the primary serves its reads; the instance stays ready.',
+            }),
+          ),
           shutdown: Type.Optional(
             Type.Literal('DRAINING', { description: 'The instance is stopping: take it out.' }),
           ),
@@ -41,8 +50,20 @@ function withinTimeout(work: Promise<void>, timeoutMs: number): Promise<void> {
  */
 export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (
   app,
-  { ping, readyTimeoutMs },
+  { ping, pingReplica, readyTimeoutMs },
 ) => {
+  /** The replica's state for the answer; a replica that fails is logged, never fatal. */
+  const replicaCheck = async (log: FastifyBaseLogger) => {
+    if (!pingReplica) return {}
+    try {
+      await withinTimeout(pingReplica(), readyTimeoutMs)
+      return { replica: 'UP' as const }
+    } catch (error) {
+      log.warn({ err: error }, 'degraded: the read replica does not answer')
+      return { replica: 'DEGRADED' as const }
+    }
+  }
+
   app.get(
     '/health/live',
     {
@@ -65,7 +86,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
       schema: {
         operationId: 'checkReadiness',
         description:
-          "UP while the database answers within READY_TIMEOUT, else 503 DOWN: a load balancer's readiness check.",
+          "UP while the database answers within READY_TIMEOUT, else 503 DOWN: a load balancer's readiness check. A read replica that does not answer is reported DEGRADED and does not make the instance unready.",
         tags: ['operations'],
         summary: 'The process is up and its database answers.',
         response: {
@@ -83,13 +104,17 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
         reply.code(503)
         return { status: 'DOWN' as const, checks: { shutdown: 'DRAINING' as const } }
       }
+      const replica = replicaCheck(request.log)
       try {
         await withinTimeout(ping(), readyTimeoutMs)
-        return { status: 'UP' as const, checks: { database: 'UP' as const } }
+        return { status: 'UP' as const, checks: { database: 'UP' as const, ...(await replica) } }
       } catch (error) {
         request.log.warn({ err: error }, 'not ready: the database does not answer')
         reply.code(503)
-        return { status: 'DOWN' as const, checks: { database: 'DOWN' as const } }
+        return {
+          status: 'DOWN' as const,
+          checks: { database: 'DOWN' as const, ...(await replica) },
+        }
       }
     },
   )

@@ -1,43 +1,38 @@
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
-import type SqliteDatabase from 'better-sqlite3'
-import {
-  type Dialect,
-  Kysely,
-  type LogEvent,
-  PostgresDialect,
-  SqliteAdapter,
-  type SqliteDatabase as SqliteDatabaseLike,
-  SqliteDialect,
-  sql,
-} from 'kysely'
-import type pg from 'pg'
+import { Kysely, type LogEvent } from 'kysely'
 import type { DatabaseConfig } from '../../config.js'
 import { type DialectProfile, POSTGRES, SQLITE } from './dialect.js'
 import { migrateToLatest } from './migrate.js'
+import type { PoolStats } from './opened-dialect.js'
+import { openPostgres } from './postgres.js'
+import { replicaFirst } from './replica-reads.js'
 import type { DatabaseSchema } from './schema.js'
+import { openSqlite } from './sqlite.js'
 import { translatingErrors } from './translate-errors.js'
+
+export type { PoolStats } from './opened-dialect.js'
 
 export interface Database {
   readonly db: Kysely<DatabaseSchema>
+  /**
+   * For reads that may be a little behind (member search, the todo list): the read
+   * replica when DATABASE_READ_URL is set, falling back to the primary; else `db`.
+   */
+  readonly reads: Kysely<DatabaseSchema>
   readonly profile: DialectProfile
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>
+  /** Resolves when the read replica answers; undefined without one. */
+  readonly pingReplica: (() => Promise<void>) | undefined
   /** Connection pool figures (PostgreSQL); SQLite has one connection and no pool. */
   poolStats(): PoolStats | undefined
   close(): Promise<void>
 }
 
-export interface PoolStats {
-  readonly total: number
-  readonly idle: number
-  /** Queries waiting for a free connection. */
-  readonly waiting: number
-}
-
 export interface DatabaseEvents {
   /** A pooled connection failed (the pool replaces it); worth a log line, not a crash. */
   onConnectionError?: (error: Error) => void
+  /** The read replica failed a read, which the primary answered (replica-reads.ts). */
+  onReplicaFallback?: (error: unknown) => void
   /** Every query with its parameters and duration, for trace logging and query-plan tests. */
   onQuery?: (query: ExecutedQuery) => void
 }
@@ -59,112 +54,47 @@ export interface ExecutedQuery {
   readonly durationMs: number
 }
 
-interface Opened {
-  readonly dialect: Dialect
-  readonly poolStats: () => PoolStats | undefined
+/** Every query with its parameters and duration, for `onQuery`. */
+function queryLog(onQuery: DatabaseEvents['onQuery']) {
+  return (
+    onQuery && {
+      log: (event: LogEvent) =>
+        onQuery({
+          sql: event.query.sql,
+          parameters: event.query.parameters,
+          durationMs: event.queryDurationMillis,
+        }),
+    }
+  )
 }
 
 /**
- * Kysely assumes one process per SQLite file and takes no migration lock there. Holding
- * SQLite's write lock (BEGIN IMMEDIATE) from before reading the applied migrations until
- * after the last one makes processes starting together on one file wait their turn.
+ * The read replica: a pool of its own, with half the time budget, so that a read it fails
+ * still leaves the primary time to answer.
  */
-class SqliteLockingAdapter extends SqliteAdapter {
-  override async acquireMigrationLock(db: Kysely<unknown>) {
-    await sql`begin immediate`.execute(db)
-  }
-  override async releaseMigrationLock(db: Kysely<unknown>) {
-    await sql`commit`.execute(db)
-  }
-}
-
-class LockingSqliteDialect extends SqliteDialect {
-  override createAdapter() {
-    return new SqliteLockingAdapter()
-  }
-}
-
-/** Statements kept prepared; the service issues a few dozen distinct SQL texts. */
-const STATEMENT_CACHE_SIZE = 256
-
-/**
- * Kysely prepares every statement anew; preparing costs more than running a lookup
- * by key. The service's SQL texts are few and fixed (values are always parameters),
- * so each is prepared once and reused.
- */
-function reusingStatements(database: SqliteDatabase.Database): SqliteDatabaseLike {
-  const statements = new Map<string, SqliteDatabase.Statement>()
-  return {
-    close: () => database.close(),
-    prepare: (text: string) => {
-      let statement = statements.get(text)
-      if (!statement) {
-        statement = database.prepare(text)
-        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear()
-        statements.set(text, statement)
-      }
-      return statement
-    },
-  }
-}
-
-// Each driver is loaded only when configured: the other one would only slow the start.
-async function openSqlite(file: string, timeoutMs: number): Promise<Opened> {
-  const { default: SqliteDatabase } = await import('better-sqlite3')
-  mkdirSync(dirname(file), { recursive: true })
-  const database = new SqliteDatabase(file)
-  database.pragma('journal_mode = WAL')
-  // NORMAL is durable against process crashes in WAL mode; only an OS crash may lose the last commits.
-  database.pragma('synchronous = NORMAL')
-  database.pragma('foreign_keys = ON')
-  // How long a write waits for another process's lock on the file.
-  database.pragma(`busy_timeout = ${timeoutMs}`)
-  return {
-    dialect: new LockingSqliteDialect({ database: reusingStatements(database) }),
-    poolStats: () => undefined,
-  }
-}
-
-const DATE_OID = 1082
-
-/** A PostgreSQL `date` stays the `yyyy-MM-dd` text it is, instead of a local-midnight Date. */
-function typeParser(types: typeof pg.types) {
-  return (oid: number, format?: 'text' | 'binary') => {
-    if (oid === DATE_OID) return (value: string) => value
-    return format === 'binary' ? types.getTypeParser(oid, 'binary') : types.getTypeParser(oid)
-  }
-}
-
-async function openPostgres(
-  url: string,
-  poolMax: number,
+async function openReplica(
+  config: Extract<DatabaseConfig, { kind: 'postgres' }>,
+  primary: Kysely<DatabaseSchema>,
   timeoutMs: number,
   events: DatabaseEvents,
-): Promise<Opened> {
-  const { default: pg } = await import('pg')
-  const pool = new pg.Pool({
-    connectionString: url,
-    types: { getTypeParser: typeParser(pg.types) },
-    max: poolMax,
-    // Connecting, or waiting for a free connection.
-    connectionTimeoutMillis: timeoutMs,
-    // The server cancels a statement past it; the client gives up on one whose answer
-    // does not come (a dead network), a little later.
-    statement_timeout: timeoutMs,
-    query_timeout: timeoutMs + 250,
-    keepAlive: true,
-    idleTimeoutMillis: 30_000,
+) {
+  if (!config.readUrl) return undefined
+  const replica = await openPostgres({
+    ...config,
+    url: config.readUrl,
+    timeoutMs: Math.ceil(timeoutMs / 2),
+    onConnectionError: events.onConnectionError,
   })
-  // A connection that dies (server restart, network cut) emits 'error' on its client. The
-  // pool listens only while the client is idle; one checked out by a query (Kysely adds no
-  // listener) would crash the process. The query itself still fails, and the pool drops
-  // the broken client when it is released.
-  pool.on('error', (error) => events.onConnectionError?.(error))
-  pool.on('connect', (client) => client.on('error', (error) => events.onConnectionError?.(error)))
-  return {
-    dialect: new PostgresDialect({ pool }),
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-  }
+  const reads = new Kysely<DatabaseSchema>({
+    dialect: translatingErrors(
+      replicaFirst(replica.dialect, primary as Kysely<unknown>, {
+        onFallback: events.onReplicaFallback,
+      }),
+      POSTGRES,
+    ),
+    ...queryLog(events.onQuery),
+  })
+  return { reads, ping: replica.ping }
 }
 
 /** Opens the configured database and brings its schema to the latest migration. */
@@ -174,21 +104,13 @@ export async function createDatabase(
 ): Promise<Database> {
   const { timeoutMs = DEFAULT_TIMEOUT_MS, ...events } = options
   const profile = config.kind === 'sqlite' ? SQLITE : POSTGRES
-  const { dialect, poolStats } =
+  const { dialect, poolStats, ping } =
     config.kind === 'sqlite'
       ? await openSqlite(config.file, timeoutMs)
-      : await openPostgres(config.url, config.poolMax, timeoutMs, events)
-  const { onQuery } = events
+      : await openPostgres({ ...config, timeoutMs, onConnectionError: events.onConnectionError })
   const db = new Kysely<DatabaseSchema>({
     dialect: translatingErrors(dialect, profile),
-    ...(onQuery && {
-      log: (event: LogEvent) =>
-        onQuery({
-          sql: event.query.sql,
-          parameters: event.query.parameters,
-          durationMs: event.queryDurationMillis,
-        }),
-    }),
+    ...queryLog(events.onQuery),
   })
   try {
     await migrateToLatest(db, profile)
@@ -196,13 +118,18 @@ export async function createDatabase(
     await db.destroy()
     throw error
   }
+  const replica =
+    config.kind === 'postgres' ? await openReplica(config, db, timeoutMs, events) : undefined
   return {
     db,
+    reads: replica?.reads ?? db,
     profile,
-    ping: async () => {
-      await sql`select 1`.execute(db)
-    },
+    ping,
+    pingReplica: replica?.ping,
     poolStats,
-    close: () => db.destroy(),
+    close: async () => {
+      await replica?.reads.destroy()
+      await db.destroy()
+    },
   }
 }

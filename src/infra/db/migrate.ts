@@ -15,8 +15,9 @@ function migrations(profile: DialectProfile): Record<string, Migration> {
 }
 
 /**
- * Applies pending migrations. On PostgreSQL Kysely holds an advisory lock meanwhile,
- * so instances starting together apply each migration exactly once.
+ * Applies pending migrations, all in one transaction opened by the dialect's migration
+ * lock (SQLite's write lock, a transaction-scoped advisory lock on PostgreSQL), so
+ * instances starting together apply each migration exactly once.
  */
 export async function migrateToLatest(
   db: Kysely<DatabaseSchema>,
@@ -33,6 +34,8 @@ export async function migrateToLatest(
     db,
     provider: { getMigrations: async () => migrations(profile) },
     ...(schema && { migrationTableSchema: schema }),
+    // The lock's own transaction holds the migrations (sqlite.ts, postgres.ts).
+    disableTransactions: true,
   })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {

@@ -124,6 +124,8 @@ export class KyselyMemberRepository implements MemberRepository {
 
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
+    /** Where searches read: a replica may serve them (create-database.ts), a little behind. */
+    private readonly reads: Kysely<DatabaseSchema> = db,
     /** Given on a transaction: the repository whose compiled statements `db` runs. */
     base?: KyselyMemberRepository,
   ) {
@@ -134,11 +136,11 @@ export class KyselyMemberRepository implements MemberRepository {
 
   /** This repository on a transaction, cheaply: nothing is built or compiled again. */
   inTransaction(trx: Kysely<DatabaseSchema>): KyselyMemberRepository {
-    return new KyselyMemberRepository(trx, this)
+    return new KyselyMemberRepository(trx, trx, this)
   }
 
-  private members(): MemberQuery {
-    return this.db
+  private members(db = this.db): MemberQuery {
+    return db
       .selectFrom('member as m')
       .innerJoin('member_credential as c', 'c.member_id', 'm.member_id') as MemberQuery
   }
@@ -149,12 +151,12 @@ export class KyselyMemberRepository implements MemberRepository {
    * joined with their credentials: a broad prefix sorts ids, not whole joined rows.
    */
   private async slice(search: MemberSearch, limit: number, offset: number): Promise<Member[]> {
-    const matchingIds = this.db
+    const matchingIds = this.reads
       .selectFrom('member as m')
       .where(nameStartsWith(search.namePrefix))
       .select('m.member_id') as unknown as MemberQuery
     const sliceIds = inSearchOrder(matchingIds, search).limit(limit).offset(offset)
-    const members = this.members().where('m.member_id', 'in', sliceIds as never)
+    const members = this.members(this.reads).where('m.member_id', 'in', sliceIds as never)
     const rows = await selectMembers(inSearchOrder(members, search))
     return rows.map(toMember)
   }
@@ -227,7 +229,7 @@ export class KyselyMemberRepository implements MemberRepository {
   }
 
   async search(search: MemberSearch, page: PageRequest): Promise<MemberPage> {
-    const { total } = await this.db
+    const { total } = await this.reads
       .selectFrom('member as m')
       .where(nameStartsWith(search.namePrefix))
       .select((eb) => eb.fn.countAll<number | string | bigint>().as('total'))

@@ -29,13 +29,15 @@ export class KyselyTodoRepository implements TodoRepository {
 
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
+    /** Where the list is read: a replica may serve it (create-database.ts), a little behind. */
+    reads: Kysely<DatabaseSchema> = db,
     /** Given on a transaction: the repository whose compiled statements `db` runs. */
     base?: KyselyTodoRepository,
   ) {
     if (base) {
       this.#byId = base.#byId.on(db)
-      this.#firstPage = base.#firstPage.on(db)
-      this.#pageAfter = base.#pageAfter.on(db)
+      this.#firstPage = base.#firstPage.on(reads)
+      this.#pageAfter = base.#pageAfter.on(reads)
       return
     }
     this.#byId = precompiled(db, db.selectFrom('todo').selectAll().where('todo_id', '=', ''))
@@ -44,9 +46,9 @@ export class KyselyTodoRepository implements TodoRepository {
     // bound as the ISO text it is stored as: SQLite compares that text (its order is time
     // order, as every stamp has the same form), PostgreSQL reads it as a timestamptz.
     const list = db.selectFrom('todo').selectAll().orderBy('created_at').orderBy('todo_id')
-    this.#firstPage = precompiled(db, list.limit(0))
+    this.#firstPage = precompiled(reads, list.limit(0))
     this.#pageAfter = precompiled(
-      db,
+      reads,
       list
         .where(({ eb, refTuple, tuple }) =>
           eb(refTuple('created_at', 'todo_id'), '>', tuple('', '')),
@@ -57,7 +59,7 @@ export class KyselyTodoRepository implements TodoRepository {
 
   /** This repository on a transaction, cheaply: nothing is built or compiled again. */
   inTransaction(trx: Kysely<DatabaseSchema>): KyselyTodoRepository {
-    return new KyselyTodoRepository(trx, this)
+    return new KyselyTodoRepository(trx, trx, this)
   }
 
   async listAfter(after: TodoListPosition | undefined, limit: number): Promise<Todo[]> {

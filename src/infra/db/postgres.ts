@@ -1,0 +1,103 @@
+import { type Kysely, PostgresAdapter, PostgresDialect, type PostgresPool, sql } from 'kysely'
+import type pg from 'pg'
+import type { PoolerMode } from '../../config.js'
+import type { OpenedDialect } from './opened-dialect.js'
+import { parseServerOptions } from './session-settings.js'
+import { settingsInEveryTransaction } from './transaction-pooling.js'
+
+export interface PostgresOptions {
+  readonly url: string
+  readonly poolMax: number
+  readonly pooler: PoolerMode
+  readonly timeoutMs: number
+  /** A pooled connection failed (the pool replaces it). */
+  readonly onConnectionError?: (error: Error) => void
+}
+
+/** Any constant both the service's instances agree on; it names the migration lock. */
+const MIGRATION_LOCK_ID = 3853314791062309107n
+
+/**
+ * The migrations run in one transaction that holds a transaction-scoped advisory lock,
+ * so instances starting together apply each migration once. Kysely's own lock is
+ * session-scoped: behind a transaction pooler it would stay held by a server connection
+ * handed to other clients. A failed migration rolls back with its lock (COMMIT of a
+ * failed transaction is a ROLLBACK).
+ */
+class TransactionLockingPostgresAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>) {
+    await sql`begin`.execute(db)
+    await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(db)
+  }
+  override async releaseMigrationLock(db: Kysely<unknown>) {
+    await sql`commit`.execute(db)
+  }
+}
+
+class TransactionLockingPostgresDialect extends PostgresDialect {
+  override createAdapter() {
+    return new TransactionLockingPostgresAdapter()
+  }
+}
+
+const DATE_OID = 1082
+
+/** A PostgreSQL `date` stays the `yyyy-MM-dd` text it is, instead of a local-midnight Date. */
+function typeParser(types: typeof pg.types) {
+  return (oid: number, format?: 'text' | 'binary') => {
+    if (oid === DATE_OID) return (value: string) => value
+    return format === 'binary' ? types.getTypeParser(oid, 'binary') : types.getTypeParser(oid)
+  }
+}
+
+/**
+ * Behind a transaction pooler: the URL without its `options` (a pooler refuses them as a
+ * startup parameter), and the settings each transaction gets instead: the URL's
+ * `-c name=value` options and the statement timeout.
+ */
+function perTransaction(url: string, timeoutMs: number) {
+  const withoutOptions = new URL(url)
+  const options = withoutOptions.searchParams.get('options') ?? ''
+  withoutOptions.searchParams.delete('options')
+  return {
+    url: withoutOptions.toString(),
+    settings: { ...parseServerOptions(options), statement_timeout: String(timeoutMs) },
+  }
+}
+
+/** A pool of connections to one PostgreSQL server, directly or through a transaction pooler. */
+export async function openPostgres(options: PostgresOptions): Promise<OpenedDialect> {
+  // Loaded only when configured: the other driver would only slow the start.
+  const { default: pg } = await import('pg')
+  const { timeoutMs, onConnectionError } = options
+  const pooled =
+    options.pooler === 'transaction' ? perTransaction(options.url, timeoutMs) : undefined
+  const pool = new pg.Pool({
+    connectionString: pooled?.url ?? options.url,
+    types: { getTypeParser: typeParser(pg.types) },
+    max: options.poolMax,
+    // Connecting, or waiting for a free connection.
+    connectionTimeoutMillis: timeoutMs,
+    // The server cancels a statement past it; the client gives up on one whose answer
+    // does not come (a dead network), a little later. A direct connection takes it once,
+    // as a startup parameter; behind a transaction pooler every transaction sets it.
+    ...(!pooled && { statement_timeout: timeoutMs }),
+    query_timeout: timeoutMs + 250,
+    keepAlive: true,
+    idleTimeoutMillis: 30_000,
+  })
+  // A connection that dies (server restart, network cut) emits 'error' on its client. The
+  // pool listens only while the client is idle; one checked out by a query (Kysely adds no
+  // listener) would crash the process. The query itself still fails, and the pool drops
+  // the broken client when it is released.
+  pool.on('error', (error) => onConnectionError?.(error))
+  pool.on('connect', (client) => client.on('error', (error) => onConnectionError?.(error)))
+  const kyselyPool: PostgresPool = pooled ? settingsInEveryTransaction(pool, pooled.settings) : pool
+  return {
+    dialect: new TransactionLockingPostgresDialect({ pool: kyselyPool }),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    ping: async () => {
+      await pool.query('select 1')
+    },
+  }
+}

@@ -30,6 +30,18 @@ export const MEMBER_KEYS = [
   'lastModifiedAt',
 ]
 
+/** A valid POST /members body for the named member, with a unique e-mail address of the caller's. */
+export function memberCreateBody(firstName: string, lastName: string, emailAddress: string) {
+  return {
+    firstName,
+    lastName,
+    genderCode: '1',
+    dateOfBirth: '1990-01-01',
+    emailAddress,
+    credential: { password: 'password-123' },
+  }
+}
+
 /** A PUT body carrying the member's own profile, with `changes` on top. */
 export function updateBody(
   member: MemberBody,

@@ -3,7 +3,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 import type { HttpOptions, HttpResponse } from '../helpers/http.js'
-import { type MemberBody, updateBody } from '../helpers/members.js'
+import { type MemberBody, memberCreateBody, updateBody } from '../helpers/members.js'
 import {
   killLeftoverProcesses,
   type ServerProcess,
@@ -51,14 +51,7 @@ describe.skipIf(!postgres?.available)('Two server processes on one postgres sche
   async function createMember(server: ServerProcess, firstName: string): Promise<MemberBody> {
     sequence += 1
     const response = await call(server, 'POST', '/members', {
-      body: {
-        firstName,
-        lastName: 'Twin',
-        genderCode: '2',
-        dateOfBirth: '1985-06-15',
-        emailAddress: `twin${sequence}@example.com`,
-        credential: { password: 'password-123' },
-      },
+      body: memberCreateBody(firstName, 'Twin', `twin${sequence}@example.com`),
     })
     expect(response.status).toBe(201)
     expect(response.headers.etag).toBe('"1"')

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REPLICA_RETRY_AFTER_MS } from '../../src/infra/db/replica-reads.js'
 import { type IsolatedDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
-import { type MemberBody, updateBody } from '../helpers/members.js'
+import { type MemberBody, memberCreateBody, updateBody } from '../helpers/members.js'
 import {
   CAN_MAKE_REPLICA,
   type StreamingReplica,
@@ -71,14 +71,11 @@ describe.skipIf(!available)('A read replica for searches on postgres', () => {
 
   async function createMember(firstName: string): Promise<MemberBody> {
     sequence += 1
-    const response = await call('POST', '/members', {
-      firstName,
-      lastName: 'Replica',
-      genderCode: '1',
-      dateOfBirth: '1990-01-01',
-      emailAddress: `replica${sequence}@example.com`,
-      credential: { password: 'password-123' },
-    })
+    const response = await call(
+      'POST',
+      '/members',
+      memberCreateBody(firstName, 'Replica', `replica${sequence}@example.com`),
+    )
     expect(response.status).toBe(201)
     return response.body as MemberBody
   }

@@ -3,6 +3,7 @@ import { connect } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 import type { HttpResponse } from '../helpers/http.js'
+import { memberCreateBody } from '../helpers/members.js'
 import {
   killLeftoverProcesses,
   type ServerProcess,
@@ -108,7 +109,12 @@ async function membersInFlight(
   agent: Agent | false,
 ) {
   const requests = Array.from({ length: count }, (_, index) =>
-    startPost(server.baseUrl, '/api/v1/members', memberBody(emailPrefix, index), agent),
+    startPost(
+      server.baseUrl,
+      '/api/v1/members',
+      memberCreateBody('Shut', 'Down', `${emailPrefix}${index}@example.com`),
+      agent,
+    ),
   )
   await Promise.all(requests.map(({ started }) => started))
   let answered = 0
@@ -141,18 +147,6 @@ function logEntries(server: ServerProcess, msg: string): Record<string, unknown>
   return server.stdoutLines
     .map((line) => JSON.parse(line) as Record<string, unknown>)
     .filter((entry) => entry.msg === msg)
-}
-
-/** A valid member whose e-mail address is `${prefix}${index}@example.com`. */
-function memberBody(prefix: string, index: number) {
-  return {
-    firstName: 'Shut',
-    lastName: 'Down',
-    genderCode: '1',
-    dateOfBirth: '1990-01-01',
-    emailAddress: `${prefix}${index}@example.com`,
-    credential: { password: 'password-123' },
-  }
 }
 
 for (const target of DATABASES) {

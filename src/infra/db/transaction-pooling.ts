@@ -70,8 +70,12 @@ export function settingsInEveryTransaction(pool: pg.Pool, settings: SessionSetti
     connect: async (): Promise<PostgresPoolClient> => {
       const client = await pool.connect()
       return {
-        query: ((text: string, parameters: readonly unknown[]) =>
-          query(client, text, parameters)) as PostgresPoolClient['query'],
+        query: ((text: string | object, parameters: readonly unknown[]) =>
+          typeof text === 'string'
+            ? query(client, text, parameters)
+            : // A cursor (Kysely's stream, unused by the service) keeps its server
+              // connection until it ends; only a transaction around it gets the settings.
+              client.query(text as never)) as PostgresPoolClient['query'],
         release: () => client.release(),
       }
     },

@@ -16,11 +16,11 @@ import { loadConfig } from '../src/config.js'
 const DEFAULT_OUT = 'clients/typescript/openapi.json'
 
 /** The document as the server serves it, from an app built on a throwaway database. */
-export async function exportOpenApi(): Promise<unknown> {
+export async function exportOpenApi(settings: Record<string, string> = {}): Promise<unknown> {
   const dir = mkdtempSync(join(tmpdir(), 'openapi-export-'))
   try {
     const config = {
-      ...loadConfig({ ...process.env, LOG_LEVEL: 'silent', LOG_PRETTY: 'false' }),
+      ...loadConfig({ ...process.env, ...settings, LOG_LEVEL: 'silent', LOG_PRETTY: 'false' }),
       database: { kind: 'sqlite', file: join(dir, 'api.sqlite') } as const,
     }
     const app = await buildApp(config)
@@ -41,8 +41,11 @@ export function documentText(document: unknown): string {
 }
 
 /** Writes the document to `out` (directories created as needed); returns the absolute path. */
-export async function writeOpenApi(out: string = DEFAULT_OUT): Promise<string> {
-  const document = await exportOpenApi()
+export async function writeOpenApi(
+  out: string = DEFAULT_OUT,
+  settings: Record<string, string> = {},
+): Promise<string> {
+  const document = await exportOpenApi(settings)
   const path = resolve(out)
   mkdirSync(dirname(path), { recursive: true })
   writeFileSync(path, documentText(document))

@@ -77,10 +77,10 @@ function parseOutput<T>(tool: string, result: Run): T {
 
 const SPECTRAL_SEVERITY = ['error', 'warning', 'info', 'hint'] as const
 
-async function spectral(): Promise<Finding[]> {
+async function spectral(document: string): Promise<Finding[]> {
   const result = await run('spectral', [
     'lint',
-    DOCUMENT,
+    document,
     '--ruleset=.spectral.yaml',
     '--fail-severity=warn',
     '--format=json',
@@ -106,10 +106,10 @@ async function spectral(): Promise<Finding[]> {
   }))
 }
 
-async function redocly(): Promise<Finding[]> {
+async function redocly(document: string): Promise<Finding[]> {
   const result = await run('redocly', [
     'lint',
-    DOCUMENT,
+    document,
     '--config=redocly.yaml',
     '--format=json',
     '--max-problems=10000',
@@ -159,23 +159,66 @@ function summary(findings: readonly Finding[]): string {
   ].join('\n')
 }
 
+/**
+ * The document in each shape the settings give it: as the contract shows the API, and
+ * with authentication on (its bearer scheme, scopes and 401/403/503 answers).
+ */
+const DOCUMENTS = [
+  { file: DOCUMENT, env: {} },
+  {
+    file: 'test-output/openapi-authenticated.json',
+    env: {
+      AUTH_JWKS_URL: 'https://login.example.com/.well-known/jwks.json',
+      AUTH_ISSUER: 'https://login.example.com/',
+      AUTH_AUDIENCE: 'todo-member-api',
+    },
+  },
+]
+
+/**
+ * Findings that are the tool's mistake, each with the reason. OpenAPI 3.1 lets a
+ * security requirement of an http scheme list the roles (here: the token's scopes) an
+ * operation needs (4.8.30.1); Spectral checks scopes against OAuth flows only, whatever
+ * the scheme (stoplightio/spectral#2566).
+ */
+function isToolMistake(finding: Finding): boolean {
+  return (
+    finding.tool === 'spectral' &&
+    finding.rule === 'oas3-operation-security-defined' &&
+    /^"(todos|members):(read|write)" must be listed among scopes\.$/.test(finding.message) &&
+    finding.where.includes('/security/0/bearer/')
+  )
+}
+
 const started = performance.now()
 try {
-  await writeOpenApi(DOCUMENT)
-  const findings = (await Promise.all([spectral(), redocly()])).flat()
-  const failing = findings.filter((f) => f.severity === 'error' || f.severity === 'warning')
+  let failed = 0
+  const notes: Finding[] = []
+  for (const { file, env } of DOCUMENTS) {
+    await writeOpenApi(file, env)
+    const findings = (await Promise.all([spectral(file), redocly(file)]))
+      .flat()
+      .filter((finding) => !isToolMistake(finding))
+    const failing = findings.filter((f) => f.severity === 'error' || f.severity === 'warning')
+    notes.push(...findings.filter((f) => !failing.includes(f)))
+    if (failing.length > 0) {
+      failed += 1
+      const errors = failing.filter((f) => f.severity === 'error').length
+      console.error(
+        `lint:openapi FAILED: ${errors} errors, ${failing.length - errors} warnings in ${file} ` +
+          `(Spectral spectral:oas, Redocly recommended; both must be clean).\n${summary(findings)}`,
+      )
+    }
+  }
   const seconds = ((performance.now() - started) / 1000).toFixed(1)
-  if (failing.length > 0) {
-    const errors = failing.filter((f) => f.severity === 'error').length
-    console.error(
-      `lint:openapi FAILED: ${errors} errors, ${failing.length - errors} warnings in ${DOCUMENT} ` +
-        `(Spectral spectral:oas, Redocly recommended; both must be clean).\n${summary(findings)}`,
-    )
+  if (failed > 0) {
     process.exitCode = 1
   } else {
-    const notes = findings.length > 0 ? `, ${findings.length} info/hint notes` : ''
-    console.log(`lint:openapi: OpenAPI document clean (Spectral, Redocly${notes}) in ${seconds} s`)
-    if (verbose && findings.length > 0) console.log(summary(findings))
+    const noted = notes.length > 0 ? `, ${notes.length} info/hint notes` : ''
+    console.log(
+      `lint:openapi: OpenAPI documents clean, without and with authentication (Spectral, Redocly${noted}) in ${seconds} s`,
+    )
+    if (verbose && notes.length > 0) console.log(summary(notes))
   }
 } catch (error) {
   console.error('lint:openapi could not run:', error instanceof Error ? error.message : error)

@@ -95,7 +95,7 @@ export async function buildApp(
   })
   // The pipeline's stages are listed, in order, in api/pipeline.ts.
   await installRootStages(app, config)
-  await describeApi(app, VERSION, config.pageFormat)
+  await describeApi(app, VERSION, config.pageFormat, config.auth !== undefined)
 
   const database = await createDatabase(config.database, {
     timeoutMs: config.databaseTimeoutMs,
@@ -143,7 +143,7 @@ export async function buildApp(
 
   await app.register(
     async (api) => {
-      installJsonStages(api, idempotency)
+      installJsonStages(api, { idempotency, auth: config.auth })
       await api.register(todoRoutes, { service: todoService })
       await api.register(memberRoutes, { service: memberService, pageFormat: config.pageFormat })
       serveOpenApi(api)

@@ -23,6 +23,15 @@ export type DatabaseConfig =
 /** How the service reaches PostgreSQL: directly (or a session pooler), or a transaction pooler. */
 export type PoolerMode = 'none' | 'transaction'
 
+/** OpenID Connect bearer tokens: all three settings, or authentication is off. */
+export interface AuthConfig {
+  readonly jwksUrl: string
+  readonly issuer: string
+  readonly audience: string
+  /** Least milliseconds between two fetches of the key set for a token naming an unknown key. */
+  readonly jwksCooldownMs: number
+}
+
 /** Field names of a search page: current (`first`/`last`) or the older releases' (`firstPage`/`lastPage`). */
 export type PageFormat = 'standard' | 'legacy'
 
@@ -51,6 +60,8 @@ export interface Config {
   readonly corsOrigins: readonly string[]
   /** A port of its own for /metrics (on HOST); undefined: /metrics is served on PORT. */
   readonly metricsPort: number | undefined
+  /** Bearer tokens required on /api/v1; undefined: no authentication (the contract's default). */
+  readonly auth: AuthConfig | undefined
 }
 
 export class ConfigError extends Error {}
@@ -116,6 +127,36 @@ function checkOptionsForPooler(url: string): void {
       `Invalid database URL for DB_POOLER=transaction: ${(error as Error).message}`,
     )
   }
+}
+
+function optionalUrl(raw: string): string | undefined {
+  if (raw === '') return undefined
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ConfigError('is not a URL')
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new ConfigError('must be an http(s) URL')
+  return raw
+}
+
+/** The three AUTH_ settings together, or none of them. */
+function authConfig(env: Env): AuthConfig | undefined {
+  const jwksUrl = read(SETTINGS.authJwksUrl, env)
+  const issuer = read(SETTINGS.authIssuer, env)
+  const audience = read(SETTINGS.authAudience, env)
+  const jwksCooldownMs = read(SETTINGS.authJwksCooldownMs, env)
+  if (jwksUrl && issuer && audience) {
+    return Object.freeze({ jwksUrl, issuer, audience, jwksCooldownMs })
+  }
+  if (jwksUrl || issuer || audience) {
+    throw new ConfigError(
+      'AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE go together: set all three, or none (no authentication)',
+    )
+  }
+  return undefined
 }
 
 function boolean(raw: string): boolean {
@@ -309,6 +350,33 @@ export const SETTINGS = {
       'Browser origins allowed to call the API (comma-separated, e.g. https://app.example.com), or *; empty: CORS off.',
     parse: corsOrigins,
   },
+  authJwksUrl: {
+    name: 'AUTH_JWKS_URL',
+    default: '',
+    description:
+      'With AUTH_ISSUER and AUTH_AUDIENCE (all three or none): the JSON Web Key Set of the OpenID Connect provider; /api/v1 then needs Authorization: Bearer <JWT> with the scopes of the operation.',
+    parse: optionalUrl,
+  },
+  authIssuer: {
+    name: 'AUTH_ISSUER',
+    default: '',
+    description: 'The issuer (iss) every token must name, e.g. https://login.example.com/.',
+    parse: (raw: string) => raw || undefined,
+  },
+  authAudience: {
+    name: 'AUTH_AUDIENCE',
+    default: '',
+    description:
+      "The audience (aud) every token must include: this API's identifier at the provider.",
+    parse: (raw: string) => raw || undefined,
+  },
+  authJwksCooldownMs: {
+    name: 'AUTH_JWKS_COOLDOWN',
+    default: '30000',
+    description:
+      'Milliseconds between fetches of the key set when a token names a key it lacks (key rotation); bounds what a flood of made-up key ids can cost the provider.',
+    parse: integer(1000, 3_600_000),
+  },
 } as const satisfies Record<string, Setting<unknown>>
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -358,6 +426,7 @@ export function loadConfig(env: Env = process.env): Config {
     headersTimeoutMs: Math.min(read(SETTINGS.headersTimeoutMs, env), requestTimeoutMs),
     corsOrigins: read(SETTINGS.corsOrigins, env),
     metricsPort: read(SETTINGS.metricsPort, env),
+    auth: authConfig(env),
   })
 }
 

@@ -45,6 +45,10 @@ describe('configuration', () => {
         REQUEST_TIMEOUT: '20000',
         HEADERS_TIMEOUT: '5000',
         CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
+        AUTH_JWKS_URL: 'https://login.example.com/jwks.json',
+        AUTH_ISSUER: 'https://login.example.com/',
+        AUTH_AUDIENCE: 'todo-member-api',
+        AUTH_JWKS_COOLDOWN: '5000',
       }),
     ).toEqual({
       host: '127.0.0.1',
@@ -68,6 +72,12 @@ describe('configuration', () => {
       requestTimeoutMs: 20_000,
       headersTimeoutMs: 5000,
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
+      auth: {
+        jwksUrl: 'https://login.example.com/jwks.json',
+        issuer: 'https://login.example.com/',
+        audience: 'todo-member-api',
+        jwksCooldownMs: 5000,
+      },
     })
     expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database).toEqual({
       kind: 'sqlite',
@@ -89,6 +99,8 @@ describe('configuration', () => {
     ['DATABASE_URL', 'sqlite:'],
     ['DB_POOL_MAX', '0'],
     ['DB_POOLER', 'session'],
+    ['AUTH_JWKS_URL', 'ftp://login.example.com/keys'],
+    ['AUTH_JWKS_COOLDOWN', '10'],
     ['DATABASE_READ_URL', 'mysql://replica'],
     ['LOG_LEVEL', 'loud'],
     ['BODY_LIMIT', '1.5'],
@@ -110,6 +122,18 @@ describe('configuration', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(
       `Invalid setting ${name}=${JSON.stringify(value)}`,
     )
+  })
+
+  it('takes the three AUTH_ settings together or not at all', () => {
+    expect(loadConfig({}).auth).toBeUndefined()
+    for (const partial of [
+      { AUTH_ISSUER: 'https://login.example.com/' },
+      { AUTH_JWKS_URL: 'https://login.example.com/jwks.json', AUTH_AUDIENCE: 'api' },
+    ]) {
+      expect(() => loadConfig(partial)).toThrow(
+        'AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE go together: set all three, or none (no authentication)',
+      )
+    }
   })
 
   it('refuses a replica without PostgreSQL, and startup options a transaction pooler cannot take', () => {
@@ -161,6 +185,9 @@ describe('configuration', () => {
       'DB_POOL_MAX',
       'DB_POOLER',
       'DATABASE_READ_URL',
+      'AUTH_JWKS_URL',
+      'AUTH_ISSUER',
+      'AUTH_AUDIENCE',
       'LOG_LEVEL',
       'BODY_LIMIT',
       'TRUST_PROXY',

@@ -76,7 +76,11 @@ function render(problem: ApiProblem, locale: Locale): Rendered {
     headers: problem.headers,
     body: {
       code: problem.code,
-      message: message(locale, problem.code),
+      message: message(
+        locale,
+        problem.code,
+        Object.fromEntries(problem.args.map((arg, index) => [index, arg])),
+      ),
       ...(problem.target !== undefined && { target: problem.target }),
       ...(details.length > 0 && { details }),
     },

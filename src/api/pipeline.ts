@@ -1,9 +1,10 @@
 import type { Server } from 'node:http'
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
-import type { Config, TrustProxy } from '../config.js'
+import type { AuthConfig, Config, TrustProxy } from '../config.js'
 import type { IdempotencyService } from '../domain/idempotency/service.js'
 import { errorHandlingOptions, handleErrors } from './error-handler.js'
 import { answerUnmatchedRequests } from './http/allowed-methods.js'
+import { requireBearerTokens } from './http/authentication.js'
 import { applyJsonConventions, applyRootConventions, trackIdOf } from './http/conventions.js'
 import { allowBrowserOrigins } from './http/cors.js'
 import { closeConnectionsWhileDraining } from './http/draining.js'
@@ -33,6 +34,8 @@ import { decodableTarget } from './http/request-target.js'
  * In the JSON contexts (/api/v1, /health)
  *  4. onRequest      http/conventions.ts: the exact JSON Content-Type; no JSON in
  *                    Accept is 406. Member routes: Cache-Control: no-store.
+ *                    http/authentication.ts (/api/v1, when AUTH_* is set): a bearer
+ *                    token with the operation's scope (401, 403; 503 without the keys).
  *  5. preParsing     http/request-body.ts: a charset or Content-Encoding the service
  *                    does not read is 415, before the body is read.
  *  6. parsing        http/request-body.ts: only application/json (415), at most
@@ -93,8 +96,15 @@ export async function installRootStages(app: FastifyInstance, config: Config): P
   closeConnectionsWhileDraining(app)
 }
 
-/** Stages 4 to 9 in a JSON context; Idempotency-Key where the context has POST routes. */
-export function installJsonStages(context: FastifyInstance, idempotency?: IdempotencyService) {
+/**
+ * Stages 4 to 9 in a JSON context; bearer tokens when authentication is on, and
+ * Idempotency-Key, where the context has the API's routes.
+ */
+export function installJsonStages(
+  context: FastifyInstance,
+  { idempotency, auth }: { idempotency?: IdempotencyService; auth?: AuthConfig | undefined } = {},
+) {
   applyJsonConventions(context)
+  if (auth) requireBearerTokens(context, auth)
   if (idempotency) honourIdempotencyKeys(context, idempotency)
 }

@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url'
 import { type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DOCS_CSP } from '../../src/api/openapi/docs-page.js'
-import { DATABASES, type DatabaseTarget } from '../helpers/databases.js'
-import { serverPerSuite } from '../helpers/server.js'
+import { DATABASES, type DatabaseTarget, type IsolatedDatabase } from '../helpers/databases.js'
+import { type IdentityProvider, startIdentityProvider } from '../helpers/identity-provider.js'
+import { serverPerSuite, startServer, type TestServer } from '../helpers/server.js'
 
 /**
  * The Swagger UI page at /api/docs in a real browser (Debian's Chromium, driven by
@@ -25,6 +26,9 @@ if (!HAS_CHROMIUM) {
 
 const SQLITE = DATABASES.find((target) => target.name === 'sqlite') as DatabaseTarget
 const SCREENSHOT = fileURLToPath(new URL('../../test-output/docs-page.png', import.meta.url))
+const AUTHORIZE_SCREENSHOT = fileURLToPath(
+  new URL('../../test-output/docs-page-authorize.png', import.meta.url),
+)
 const BROWSER_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -64,6 +68,32 @@ function renderedOperations(page: Page): Promise<string[]> {
   )
 }
 
+/** Opens GET /api/v1/todos, presses "Try it out" and "Execute"; the page's own request answers. */
+async function tryListingTodos(page: Page, baseUrl: string) {
+  const block = page.locator('.opblock.opblock-get', {
+    has: page.locator('.opblock-summary-path[data-path="/api/v1/todos"]'),
+  })
+  await expect.poll(() => block.count()).toBe(1)
+  await block.locator('.opblock-summary').first().click()
+  const tryItOut = block.locator('button.try-out__btn', { hasText: 'Try it out' })
+  if (await tryItOut.isVisible()) await tryItOut.click()
+  const answered = page.waitForResponse(
+    (response) =>
+      response.url() === `${baseUrl}/api/v1/todos` && response.request().method() === 'GET',
+  )
+  await block.locator('button.execute').click()
+  return { block, response: await answered }
+}
+
+async function launch(userDataDir: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: BROWSER_ARGS,
+    viewport: { width: 1280, height: 900 },
+  })
+}
+
 describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium on sqlite', () => {
   const suite = serverPerSuite(SQLITE)
   let userDataDir: string | undefined
@@ -71,12 +101,7 @@ describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium on sqlite', () => {
 
   beforeAll(async () => {
     userDataDir = mkdtempSync(join(tmpdir(), 'docs-page-chromium-'))
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: BROWSER_ARGS,
-      viewport: { width: 1280, height: 900 },
-    })
+    context = await launch(userDataDir)
   }, 30_000)
 
   afterAll(async () => {
@@ -127,20 +152,7 @@ describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium on sqlite', () => {
       )
 
       // Try it out: GET /api/v1/todos, executed by the page against the live server.
-      const block = page.locator('.opblock.opblock-get', {
-        has: page.locator('.opblock-summary-path[data-path="/api/v1/todos"]'),
-      })
-      await expect.poll(() => block.count()).toBe(1)
-      await block.locator('.opblock-summary').first().click()
-      const tryItOut = block.locator('button.try-out__btn', { hasText: 'Try it out' })
-      if (await tryItOut.isVisible()) await tryItOut.click()
-      const answered = page.waitForResponse(
-        (response) =>
-          response.url() === `${server.baseUrl}/api/v1/todos` &&
-          response.request().method() === 'GET',
-      )
-      await block.locator('button.execute').click()
-      const response = await answered
+      const { block, response } = await tryListingTodos(page, server.baseUrl)
       expect(response.status()).toBe(200)
 
       const live = block.locator('.live-responses-table')
@@ -173,6 +185,73 @@ describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium on sqlite', () => {
       expect(pageErrors).toEqual([])
       // The page works under its Content-Security-Policy: the browser blocked nothing.
       expect(blocked).toEqual([])
+    } finally {
+      await page.close()
+    }
+  }, 60_000)
+})
+
+describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium with authentication on', () => {
+  let provider: IdentityProvider
+  let database: IsolatedDatabase
+  let server: TestServer
+  let userDataDir: string | undefined
+  let context: BrowserContext | undefined
+
+  beforeAll(async () => {
+    provider = await startIdentityProvider()
+    database = await SQLITE.create()
+    server = await startServer(database.config, {
+      AUTH_JWKS_URL: provider.jwksUrl,
+      AUTH_ISSUER: provider.issuer,
+      AUTH_AUDIENCE: provider.audience,
+    })
+    userDataDir = mkdtempSync(join(tmpdir(), 'docs-page-chromium-'))
+    context = await launch(userDataDir)
+  }, 30_000)
+
+  afterAll(async () => {
+    await context?.close()
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true })
+    await server?.close()
+    await provider?.stop()
+    await database?.drop()
+  })
+
+  it('takes a pasted bearer token under "Authorize" and sends it with "Try it out"', async () => {
+    if (!context) throw new Error('Chromium did not start')
+    const page = await context.newPage()
+    const pageErrors: string[] = []
+    page.on('pageerror', (error) => pageErrors.push(error.message))
+    try {
+      await page.goto(`${server.baseUrl}/api/docs`)
+      await page.locator('.swagger-ui .opblock').first().waitFor({ state: 'visible' })
+      // Without a token the page's request is refused.
+      const refused = await tryListingTodos(page, server.baseUrl)
+      expect(refused.response.status()).toBe(401)
+
+      await page.locator('.swagger-ui .auth-wrapper button.authorize').click()
+      const dialog = page.locator('.swagger-ui .dialog-ux .modal-ux')
+      await dialog.waitFor({ state: 'visible' })
+      await dialog
+        .locator('input')
+        .first()
+        .fill(await provider.token('todos:read'))
+      await dialog.locator('button.authorize').click()
+      mkdirSync(join(AUTHORIZE_SCREENSHOT, '..'), { recursive: true })
+      await page.screenshot({ path: AUTHORIZE_SCREENSHOT })
+      await dialog.locator('button.btn-done').click()
+
+      const answered = page.waitForResponse(
+        (response) =>
+          response.url() === `${server.baseUrl}/api/v1/todos` &&
+          response.request().method() === 'GET',
+      )
+      await refused.block.locator('button.execute').click()
+      const response = await answered
+      expect(response.status()).toBe(200)
+      expect((await response.request().allHeaders()).authorization).toMatch(/^Bearer ey/)
+      expect(pageErrors).toEqual([])
     } finally {
       await page.close()
     }

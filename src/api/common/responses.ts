@@ -124,6 +124,23 @@ export function errorResponses(
   return responsesFor([...answers.flat(), ...JSON_REQUEST, PROBLEMS.dataAccessFailure])
 }
 
+/**
+ * With authentication on: no valid token (401), not the operation's scope (403), the
+ * provider's keys unobtainable (503); 401 and 403 carry the bearer challenge.
+ */
+export function authenticationErrorResponses(): Record<number, TSchema> {
+  const responses = responsesFor([
+    PROBLEMS.unauthenticated,
+    PROBLEMS.insufficientScope,
+    PROBLEMS.identityProviderUnavailable,
+  ])
+  for (const status of [401, 403]) {
+    const response = responses[status] as TSchema
+    responses[status] = { ...response, ...declaredHeaders(['WWW-Authenticate']) }
+  }
+  return responses
+}
+
 /** The same for a health check, which reads no stored data. */
 export function probeErrorResponses(): Record<number, TSchema> {
   return responsesFor(JSON_REQUEST)

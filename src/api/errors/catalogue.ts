@@ -41,6 +41,17 @@ export const ERROR_CATALOGUE = {
     description:
       'The body is not application/json, or has a charset other than UTF-8 or a Content-Encoding.',
   },
+  'e.ex.fw.6004': {
+    status: 401,
+    description:
+      'Authentication is on (AUTH_JWKS_URL) and the request has no valid bearer token: missing, malformed, expired, or not signed by the provider for this issuer and audience (WWW-Authenticate says which).',
+  },
+  'e.ex.fw.6005': {
+    status: 403,
+    description:
+      'The bearer token is valid but lacks the scope the operation needs (the message names it).',
+    exampleArgs: ['members:write'],
+  },
   'e.ex.fw.7001': {
     status: 400,
     description: 'The body breaks a rule; details name each violated constraint and field.',
@@ -89,6 +100,11 @@ export const ERROR_CATALOGUE = {
   'e.ex.fw.9001': { status: 500, description: 'System error; the cause is logged, not answered.' },
   'e.ex.fw.9002': { status: 500, description: 'The database failed or did not answer in time.' },
   'e.ex.fw.9003': { status: 500, description: 'System error.' },
+  'e.ex.fw.9004': {
+    status: 503,
+    description:
+      'Authentication is on and the key set of the identity provider cannot be fetched: requests are refused until it answers (fail closed).',
+  },
   'e.ex.fw.9999': { status: 500, description: 'Unhandled system error.' },
 } as const satisfies Record<ErrorCode, CatalogueEntry>
 

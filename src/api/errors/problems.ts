@@ -7,6 +7,9 @@ export const PROBLEMS = {
   methodNotAllowed: answer('e.ex.fw.6001'),
   notAcceptable: answer('e.ex.fw.6002'),
   unsupportedMediaType: answer('e.ex.fw.6003'),
+  unauthenticated: answer('e.ex.fw.6004'),
+  insufficientScope: answer('e.ex.fw.6005'),
+  identityProviderUnavailable: answer('e.ex.fw.9004'),
   bodyValidation: answer('e.ex.fw.7001'),
   parameterValidation: answer('e.ex.fw.7002'),
   malformedBody: answer('e.ex.fw.7003'),
@@ -71,6 +74,8 @@ export class ApiProblem extends Error {
   readonly target: string | undefined
   readonly violations: readonly Violation[]
   readonly headers: Readonly<Record<string, string>>
+  /** The message's arguments: `{0}` is the first. */
+  readonly args: readonly string[]
 
   constructor(
     problem: Problem,
@@ -78,6 +83,7 @@ export class ApiProblem extends Error {
       target?: string
       violations?: readonly Violation[]
       headers?: Record<string, string>
+      args?: readonly string[]
     } = {},
   ) {
     super(problem.code)
@@ -87,5 +93,6 @@ export class ApiProblem extends Error {
     this.target = options.target || undefined
     this.violations = options.violations ?? []
     this.headers = options.headers ?? {}
+    this.args = options.args ?? []
   }
 }

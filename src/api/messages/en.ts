@@ -10,6 +10,8 @@ export const en = {
   'e.ex.fw.6001': 'Request method not supported.',
   'e.ex.fw.6002': 'Specified representation format not supported.',
   'e.ex.fw.6003': 'Specified media type in the request body not supported.',
+  'e.ex.fw.6004': 'Authentication required: a valid bearer token.',
+  'e.ex.fw.6005': 'The bearer token lacks the scope this operation needs. scope : {0}',
   'e.ex.fw.7001': 'Validation error occurred on item in the request body.',
   'e.ex.fw.7002': 'Validation error occurred on item in the request parameters.',
   'e.ex.fw.7003': 'Request body format error occurred.',
@@ -26,6 +28,7 @@ export const en = {
   'e.ex.fw.9001': 'System error occurred.',
   'e.ex.fw.9002': 'System error occurred.',
   'e.ex.fw.9003': 'System error occurred.',
+  'e.ex.fw.9004': 'Authentication is unavailable: the identity provider does not answer.',
   'e.ex.fw.9999': 'Unhandled system error occurred.',
 
   NotNull: '{0} may not be null.',

@@ -3,9 +3,10 @@ import type { FastifyInstance } from 'fastify'
 import type { PageFormat } from '../../config.js'
 import { ApiErrorSchema } from '../common/responses.js'
 import { HealthSchema } from '../health/routes.js'
+import { SCOPES } from '../http/authentication.js'
 import { memberComponents } from '../member/schemas.js'
 import { todoComponents } from '../todo/schemas.js'
-import { documentOperation } from './operation.js'
+import { operationDocumenter } from './operation.js'
 import { publishComponents } from './published-schema.js'
 
 export const OPENAPI_PATH = '/api/v1/openapi.json'
@@ -16,8 +17,26 @@ const DESCRIPTION = [
   'with `Content-Type: application/json;charset=UTF-8`, and its message follows',
   'Accept-Language (en, ja). A path that exists answers 405 e.ex.fw.6001 with Allow for a',
   'method it does not serve; a path that does not exist, 404 e.ex.fw.5001.',
-  'No authentication is needed.',
 ].join(' ')
+
+const OPEN = 'No authentication is needed.'
+const AUTHENTICATED = [
+  'Operations on todos and members need `Authorization: Bearer <JWT>` from the OpenID',
+  'Connect provider, with the scope each operation names (security); without a valid',
+  'token 401 e.ex.fw.6004, without the scope 403 e.ex.fw.6005.',
+].join(' ')
+
+/** The bearer scheme, with the scopes operations name. */
+const BEARER_SCHEME = {
+  type: 'http' as const,
+  scheme: 'bearer',
+  bearerFormat: 'JWT',
+  description: `A JWT from the OpenID Connect provider (AUTH_ISSUER, AUTH_AUDIENCE). Scopes: ${Object.entries(
+    SCOPES,
+  )
+    .map(([scope, meaning]) => `${scope}: ${meaning}`)
+    .join(' ')}`,
+}
 
 /**
  * The OpenAPI 3.1 description, generated from the route schemas that validate requests
@@ -29,6 +48,7 @@ export async function describeApi(
   app: FastifyInstance,
   version: string,
   pageFormat: PageFormat,
+  authenticated: boolean,
 ): Promise<void> {
   app.addSchema(ApiErrorSchema)
   const roots = [...todoComponents(), ...memberComponents(pageFormat), HealthSchema]
@@ -41,7 +61,7 @@ export async function describeApi(
       info: {
         title: 'Todo and Member API',
         version,
-        description: DESCRIPTION,
+        description: `${DESCRIPTION} ${authenticated ? AUTHENTICATED : OPEN}`,
         // Not published under an open licence (package.json: private); SPDX's form for that.
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         contact: { name: 'Todo and Member API maintainers' },
@@ -49,6 +69,7 @@ export async function describeApi(
       // Relative: the document describes the server it is read from, whatever its host.
       servers: [{ url: '/', description: 'The server this document was read from.' }],
       security: [],
+      ...(authenticated && { components: { securitySchemes: { bearer: BEARER_SCHEME } } }),
       tags: [
         { name: 'todos', description: 'Tasks with a title and a finished flag.' },
         { name: 'members', description: 'People with a credential; paged search.' },
@@ -56,7 +77,7 @@ export async function describeApi(
       ],
     },
     exposeHeadRoutes: true,
-    transform: documentOperation as never,
+    transform: operationDocumenter({ authenticated }) as never,
     transformObject: (document) =>
       withRequiredHeaders(
         'openapiObject' in document ? document.openapiObject : document.swaggerObject,

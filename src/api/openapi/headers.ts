@@ -73,6 +73,14 @@ export const RESPONSE_HEADERS = {
     schema: text({ const: 'no-store' }),
     required: true,
   },
+  'WWW-Authenticate': {
+    description:
+      'The bearer challenge (RFC 6750): error="invalid_token" and why, or error="insufficient_scope" and the scope needed.',
+    schema: text({
+      examples: ['Bearer realm="api", error="insufficient_scope", scope="members:write"'],
+    }),
+    required: true,
+  },
   'Idempotent-Replayed': {
     description: 'Present on an answer replayed for a repeated Idempotency-Key.',
     schema: text({ const: 'true' }),

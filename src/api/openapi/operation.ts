@@ -1,5 +1,7 @@
 import type { RouteOptions } from 'fastify'
+import { authenticationErrorResponses } from '../common/responses.js'
 import { BEFORE_ROUTING_STATUSES } from '../errors/catalogue.js'
+import { requiredScope, type Scope } from '../http/authentication.js'
 import {
   type HeaderDoc,
   REQUEST_HEADERS,
@@ -103,18 +105,35 @@ function documentResponse(route: RouteOptions, status: number, response: Schema)
   return { description, headers, content: { 'application/json': media } }
 }
 
-/** The `transform` of @fastify/swagger: one route's schema as its operation's. */
-export function documentOperation({
-  schema,
-  url,
-  route,
-}: {
-  schema: RouteSchema | undefined
-  url: string
-  route: RouteOptions
-}): Transformed {
+/**
+ * The `transform` of @fastify/swagger: one route's schema as its operation's. With
+ * authentication on, an operation that needs a scope names it (security) and lists the
+ * answers of authentication.
+ */
+export function operationDocumenter({ authenticated }: { authenticated: boolean }) {
+  return (input: { schema: RouteSchema | undefined; url: string; route: RouteOptions }) => {
+    const scope = authenticated ? requiredScope(input.route.method as string, input.url) : undefined
+    return documentOperation(input, scope)
+  }
+}
+
+function documentOperation(
+  {
+    schema,
+    url,
+    route,
+  }: {
+    schema: RouteSchema | undefined
+    url: string
+    route: RouteOptions
+  },
+  scope: Scope | undefined,
+): Transformed {
   if (!schema || schema.hide) return { schema: schema ?? { hide: true }, url }
-  const responses = schema.response ?? {}
+  const responses = {
+    ...(schema.response ?? {}),
+    ...(scope !== undefined && authenticationErrorResponses()),
+  } as Record<string, Schema>
   const statuses = new Set(Object.keys(responses).map(Number))
   const isHead = route.method === 'HEAD'
   const published: Schema = { ...schema }
@@ -122,6 +141,7 @@ export function documentOperation({
     if (schema[part] !== undefined) published[part] = publishSchema(schema[part])
   }
   published.headers = requestHeaders(route, statuses)
+  if (scope !== undefined) published.security = [{ bearer: [scope] }]
   published.response = Object.fromEntries(
     Object.entries(responses).map(([status, response]) => [
       status,

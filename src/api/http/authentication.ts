@@ -1,0 +1,128 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { createRemoteJWKSet, errors, jwtVerify } from 'jose'
+import type { AuthConfig } from '../../config.js'
+import { ApiProblem, PROBLEMS } from '../errors/problems.js'
+
+/** What a token's `scope` claim may grant, each for one resource and one kind of access. */
+export const SCOPES = {
+  'todos:read': 'Read Todos: the list and one by id.',
+  'todos:write': 'Create, finish and delete Todos.',
+  'members:read': 'Search Members and read one by id.',
+  'members:write': 'Create, update and delete Members.',
+} as const
+export type Scope = keyof typeof SCOPES
+
+const READS = new Set(['GET', 'HEAD'])
+const RESOURCE = /^\/api\/v1\/(todos|members)(?:\/|$)/
+
+/**
+ * The scope an operation needs: the resource its path names, and whether it only reads.
+ * Undefined for what stays open: OPTIONS (a browser's preflight sends no token) and
+ * every path that names no resource (the OpenAPI document, health, metrics, docs page).
+ */
+export function requiredScope(method: string, routeUrl: string): Scope | undefined {
+  const resource = RESOURCE.exec(routeUrl)?.[1] as 'todos' | 'members' | undefined
+  if (resource === undefined || method === 'OPTIONS') return undefined
+  return `${resource}:${READS.has(method) ? 'read' : 'write'}`
+}
+
+/** Asymmetric signatures only: `none`, and HMAC keyed with a public key, are refused. */
+const ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+]
+/** Seconds a token's clocks (exp, nbf, iat) may disagree with ours. */
+const CLOCK_TOLERANCE_S = 30
+const JWKS_TIMEOUT_MS = 5_000
+const REALM = 'api'
+
+/** Why a token was refused, for the challenge: fixed words, never the token's own text. */
+const INVALID_TOKEN_REASONS: Readonly<Record<string, string>> = {
+  [errors.JWTExpired.code]: 'The token has expired',
+  [errors.JWTClaimValidationFailed.code]: 'The token is not for this issuer, audience or time',
+  [errors.JWSSignatureVerificationFailed.code]: 'The signature does not verify',
+  [errors.JOSEAlgNotAllowed.code]: 'The signing algorithm is not accepted',
+  [errors.JWKSNoMatchingKey.code]: 'No key of the provider matches the token',
+  [errors.JWKSMultipleMatchingKeys.code]: 'No single key of the provider matches the token',
+  [errors.JWSInvalid.code]: 'The token is malformed',
+  [errors.JWTInvalid.code]: 'The token is malformed',
+  [errors.JOSENotSupported.code]: 'The token uses an unsupported feature',
+}
+
+function challenge(attributes: Record<string, string> = {}): Record<string, string> {
+  const parts = [`realm="${REALM}"`, ...Object.entries(attributes).map(([k, v]) => `${k}="${v}"`)]
+  return { 'www-authenticate': `Bearer ${parts.join(', ')}` }
+}
+
+/** `Authorization: Bearer <token>` (the scheme in any case); undefined when absent or another scheme. */
+function bearerToken(request: FastifyRequest): string | undefined {
+  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(request.headers.authorization ?? '')
+  return match?.[1]
+}
+
+/** A failed verification as the answer: the token's fault (401), or the provider's (503). */
+function refusal(error: unknown): ApiProblem {
+  const code = (error as { code?: unknown }).code
+  const reason = typeof code === 'string' ? INVALID_TOKEN_REASONS[code] : undefined
+  if (reason !== undefined) {
+    return new ApiProblem(PROBLEMS.unauthenticated, {
+      headers: challenge({ error: 'invalid_token', error_description: reason }),
+    })
+  }
+  // The key set could not be fetched or read (timeout, refused, not JSON): fail closed.
+  return new ApiProblem(PROBLEMS.identityProviderUnavailable)
+}
+
+/**
+ * With AUTH_* set: every /api/v1 operation that names a resource needs a bearer JWT
+ * signed by a key of the provider's JWKS, for its issuer and audience, unexpired, whose
+ * `scope` claim (space-separated) grants the operation's scope. Runs before the body is
+ * read, so nothing of an unauthenticated request is parsed.
+ */
+export function requireBearerTokens(context: FastifyInstance, auth: AuthConfig): void {
+  // The key set is cached; a token naming an unknown key (the provider rotated its keys)
+  // fetches it again, at most once per cooldown (AUTH_JWKS_COOLDOWN), so a flood of
+  // made-up key ids cannot hammer the provider.
+  const keys = createRemoteJWKSet(new URL(auth.jwksUrl), {
+    cooldownDuration: auth.jwksCooldownMs,
+    timeoutDuration: JWKS_TIMEOUT_MS,
+  })
+  context.addHook('onRequest', async (request) => {
+    const scope = requiredScope(request.method, request.routeOptions.url ?? '')
+    if (scope === undefined) return
+    const token = bearerToken(request)
+    if (token === undefined)
+      throw new ApiProblem(PROBLEMS.unauthenticated, { headers: challenge() })
+    let granted: readonly string[]
+    try {
+      const { payload } = await jwtVerify(token, keys, {
+        issuer: auth.issuer,
+        audience: auth.audience,
+        algorithms: ALGORITHMS,
+        clockTolerance: CLOCK_TOLERANCE_S,
+      })
+      granted = typeof payload.scope === 'string' ? payload.scope.split(' ') : []
+    } catch (error) {
+      const problem = refusal(error)
+      if (problem.status === 503)
+        request.log.warn({ err: error }, 'identity provider keys unavailable')
+      else request.log.info({ reason: (error as { code?: string }).code }, 'bearer token refused')
+      throw problem
+    }
+    if (!granted.includes(scope)) {
+      throw new ApiProblem(PROBLEMS.insufficientScope, {
+        args: [scope],
+        headers: challenge({ error: 'insufficient_scope', scope }),
+      })
+    }
+  })
+}

@@ -1,0 +1,245 @@
+import { randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type IsolatedDatabase, SQLITE_TARGET } from '../helpers/databases.js'
+import { type IdentityProvider, startIdentityProvider } from '../helpers/identity-provider.js'
+import { startServer, type TestServer } from '../helpers/server.js'
+
+const JSON_TYPE = 'application/json;charset=UTF-8'
+const COOLDOWN_MS = 1000
+
+const authSettings = (provider: IdentityProvider) => ({
+  AUTH_JWKS_URL: provider.jwksUrl,
+  AUTH_ISSUER: provider.issuer,
+  AUTH_AUDIENCE: provider.audience,
+  AUTH_JWKS_COOLDOWN: String(COOLDOWN_MS),
+})
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * OpenID Connect bearer authentication (AUTH_*), against a stand-in provider serving a
+ * real JSON Web Key Set over HTTP, with tokens signed by jose as a provider's are.
+ */
+describe('authentication with bearer tokens from an OpenID Connect provider', () => {
+  let provider: IdentityProvider
+  let database: IsolatedDatabase
+  let server: TestServer
+
+  beforeAll(async () => {
+    provider = await startIdentityProvider()
+    database = await SQLITE_TARGET.create()
+    server = await startServer(database.config, authSettings(provider))
+  })
+  afterAll(async () => {
+    await server?.close()
+    await provider?.stop()
+    await database?.drop()
+  })
+
+  const call = (method: string, path: string, token?: string, body?: unknown, language?: string) =>
+    server.request(method, `/api/v1${path}`, {
+      headers: {
+        ...(token !== undefined && { authorization: `Bearer ${token}` }),
+        ...(language !== undefined && { 'accept-language': language }),
+      },
+      ...(body !== undefined && { body }),
+    })
+
+  const expectRefused = (
+    response: Awaited<ReturnType<typeof call>>,
+    challenge: string,
+    code = 'e.ex.fw.6004',
+  ) => {
+    expect(response.status).toBe(code === 'e.ex.fw.6005' ? 403 : 401)
+    expect(response.headers['content-type']).toBe(JSON_TYPE)
+    expect(response.headers['www-authenticate']).toBe(challenge)
+    expect((response.body as { code: string }).code).toBe(code)
+  }
+
+  const invalid = (why: string) =>
+    `Bearer realm="api", error="invalid_token", error_description="${why}"`
+
+  it('answers 401 with a bearer challenge when no token is sent, and stores nothing', async () => {
+    const response = await call('POST', '/todos', undefined, { todoTitle: 'Not stored' })
+    expectRefused(response, 'Bearer realm="api"')
+    expect(response.body).toEqual({
+      code: 'e.ex.fw.6004',
+      message: 'Authentication required: a valid bearer token.',
+    })
+    const other = await call('GET', '/members', undefined, undefined, 'ja')
+    expect((other.body as { message: string }).message).toBe(
+      '認証が必要です。有効なベアラートークンを指定してください。',
+    )
+    const list = await call('GET', '/todos', await provider.token('todos:read'))
+    expect(list.body).toEqual([])
+  })
+
+  it('serves a token with the scope, and answers 403 naming the scope a token lacks', async () => {
+    const reader = await provider.token('todos:read members:read')
+    expect((await call('GET', '/todos', reader)).status).toBe(200)
+    expect((await call('GET', '/members?name=A', reader)).status).toBe(200)
+    const forbidden = await call('POST', '/todos', reader, { todoTitle: 'Not mine to write' })
+    expectRefused(
+      forbidden,
+      'Bearer realm="api", error="insufficient_scope", scope="todos:write"',
+      'e.ex.fw.6005',
+    )
+    expect((forbidden.body as { message: string }).message).toBe(
+      'The bearer token lacks the scope this operation needs. scope : todos:write',
+    )
+    const writer = await provider.token('todos:write')
+    const created = await call('POST', '/todos', writer, { todoTitle: 'Written' })
+    expect(created.status).toBe(201)
+    const todoId = (created.body as { todoId: string }).todoId
+    expect((await call('HEAD', `/todos/${todoId}`, reader)).status).toBe(200)
+    expect((await call('DELETE', `/todos/${todoId}`, reader)).status).toBe(403)
+    expect((await call('DELETE', `/todos/${todoId}`, writer)).status).toBe(204)
+    // The scope is per resource: members:write does not write todos.
+    const membersWriter = await provider.token('members:write')
+    expect((await call('POST', '/todos', membersWriter, { todoTitle: 'x' })).status).toBe(403)
+  })
+
+  it('refuses expired tokens past a 30 s clock allowance, and those of another issuer or audience', async () => {
+    const now = Math.floor(Date.now() / 1000)
+    expectRefused(
+      await call('GET', '/todos', await provider.token('todos:read', { expiresIn: now - 60 })),
+      invalid('The token has expired'),
+    )
+    expect(
+      (await call('GET', '/todos', await provider.token('todos:read', { expiresIn: now - 10 })))
+        .status,
+    ).toBe(200)
+    const otherIssuer = await provider.token('todos:read', {
+      claims: { iss: 'https://evil.example/' },
+    })
+    expectRefused(
+      await call('GET', '/todos', otherIssuer),
+      invalid('The token is not for this issuer, audience or time'),
+    )
+    const otherAudience = await provider.token('todos:read', { claims: { aud: 'another-api' } })
+    expectRefused(
+      await call('GET', '/todos', otherAudience),
+      invalid('The token is not for this issuer, audience or time'),
+    )
+  })
+
+  it('refuses forged tokens: another key, alg none, HMAC keyed with the public key, garbage', async () => {
+    expectRefused(
+      await call('GET', '/todos', await provider.tokenOfAnotherKey('todos:read')),
+      invalid('The signature does not verify'),
+    )
+    expectRefused(
+      await call('GET', '/todos', provider.unsignedToken('todos:read')),
+      invalid('The signing algorithm is not accepted'),
+    )
+    expectRefused(
+      await call('GET', '/todos', await provider.hmacWithPublicKey('todos:read')),
+      invalid('The signing algorithm is not accepted'),
+    )
+    expectRefused(await call('GET', '/todos', 'not.a.jwt'), invalid('The token is malformed'))
+    const basic = await server.request('GET', '/api/v1/todos', {
+      headers: { authorization: 'Basic dXNlcjpwYXNz' },
+    })
+    expectRefused(basic, 'Bearer realm="api"')
+  })
+
+  it('follows a key rotation, fetching the key set at most once per cooldown for unknown keys', async () => {
+    await pause(COOLDOWN_MS)
+    const before = provider.fetches
+    const started = Date.now()
+    for (let index = 0; index < 30; index += 1) {
+      const made_up = await provider.token('todos:read', { kid: randomUUID() })
+      expect((await call('GET', '/todos', made_up)).status).toBe(401)
+    }
+    const allowed = 1 + Math.ceil((Date.now() - started) / COOLDOWN_MS)
+    expect(provider.fetches - before).toBeLessThanOrEqual(allowed)
+
+    const old = await provider.token('todos:read')
+    await provider.rotate()
+    await pause(COOLDOWN_MS)
+    expect((await call('GET', '/todos', await provider.token('todos:read'))).status).toBe(200)
+    // The refetched key set no longer has the old key.
+    expect((await call('GET', '/todos', old)).status).toBe(401)
+  })
+
+  it('leaves health, metrics, the docs page, the OpenAPI document and OPTIONS open', async () => {
+    expect((await server.request('GET', '/health/ready')).status).toBe(200)
+    expect((await server.request('GET', '/health/live')).status).toBe(200)
+    expect((await server.request('GET', '/metrics')).status).toBe(200)
+    expect((await server.request('GET', '/api/docs/', { contract: false })).status).toBe(200)
+    expect((await server.request('OPTIONS', '/api/v1/todos')).status).toBe(200)
+    const document = await server.request('GET', '/api/v1/openapi.json')
+    expect(document.status).toBe(200)
+  })
+
+  it('declares the bearer scheme and each operation’s scope in the OpenAPI document', async () => {
+    const document = (await server.request('GET', '/api/v1/openapi.json')).body as {
+      components: { securitySchemes: Record<string, { type: string; scheme: string }> }
+      paths: Record<
+        string,
+        Record<string, { security?: unknown; responses: Record<string, unknown> }>
+      >
+    }
+    expect(document.components.securitySchemes.bearer).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+    })
+    const scopes = Object.fromEntries(
+      Object.entries(document.paths).flatMap(([path, operations]) =>
+        Object.entries(operations).map(([method, operation]) => [
+          `${method.toUpperCase()} ${path}`,
+          operation.security,
+        ]),
+      ),
+    )
+    expect(scopes['GET /api/v1/todos']).toEqual([{ bearer: ['todos:read'] }])
+    expect(scopes['POST /api/v1/todos']).toEqual([{ bearer: ['todos:write'] }])
+    expect(scopes['HEAD /api/v1/members/{memberId}']).toEqual([{ bearer: ['members:read'] }])
+    expect(scopes['PUT /api/v1/members/{memberId}']).toEqual([{ bearer: ['members:write'] }])
+    expect(scopes['OPTIONS /api/v1/todos']).toBeUndefined()
+    expect(scopes['GET /health/ready']).toBeUndefined()
+    const post = document.paths['/api/v1/todos']?.post?.responses ?? {}
+    expect(Object.keys(post)).toEqual(expect.arrayContaining(['401', '403', '503']))
+  })
+})
+
+describe('authentication when the provider does not answer', () => {
+  let provider: IdentityProvider
+  let database: IsolatedDatabase
+  let server: TestServer
+
+  beforeAll(async () => {
+    provider = await startIdentityProvider()
+    database = await SQLITE_TARGET.create()
+    server = await startServer(database.config, authSettings(provider))
+  })
+  afterAll(async () => {
+    await server?.close()
+    await provider?.stop()
+    await database?.drop()
+  })
+
+  const read = async (token: string) =>
+    server.request('GET', '/api/v1/todos', { headers: { authorization: `Bearer ${token}` } })
+
+  it('fails closed with 503 e.ex.fw.9004 while the keys cannot be fetched, and keeps using keys it has', async () => {
+    const known = await provider.token('todos:read')
+    await provider.stop()
+    // No key fetched yet: nothing can be verified.
+    const refused = await read(known)
+    expect(refused.status).toBe(503)
+    expect(refused.body).toEqual({
+      code: 'e.ex.fw.9004',
+      message: 'Authentication is unavailable: the identity provider does not answer.',
+    })
+    await provider.start()
+    expect((await read(known)).status).toBe(200)
+    // Down again: the fetched key still verifies its tokens; an unknown key cannot be looked up.
+    await provider.stop()
+    expect((await read(await provider.token('todos:read'))).status).toBe(200)
+    await pause(COOLDOWN_MS)
+    expect((await read(await provider.token('todos:read', { kid: randomUUID() }))).status).toBe(503)
+    await provider.start()
+  })
+})

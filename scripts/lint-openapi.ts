@@ -161,7 +161,8 @@ function summary(findings: readonly Finding[]): string {
 
 /**
  * The document in each shape the settings give it: as the contract shows the API, and
- * with authentication on (its bearer scheme, scopes and 401/403/503 answers).
+ * with authentication and rate limits on (the bearer scheme, scopes, 401/403/503 and
+ * 429 answers).
  */
 const DOCUMENTS = [
   { file: DOCUMENT, env: {} },
@@ -171,6 +172,7 @@ const DOCUMENTS = [
       AUTH_JWKS_URL: 'https://login.example.com/.well-known/jwks.json',
       AUTH_ISSUER: 'https://login.example.com/',
       AUTH_AUDIENCE: 'todo-member-api',
+      RATE_LIMIT: '600/minute',
     },
   },
 ]
@@ -216,7 +218,7 @@ try {
   } else {
     const noted = notes.length > 0 ? `, ${notes.length} info/hint notes` : ''
     console.log(
-      `lint:openapi: OpenAPI documents clean, without and with authentication (Spectral, Redocly${noted}) in ${seconds} s`,
+      `lint:openapi: OpenAPI documents clean, as the contract shows it and with authentication and rate limits (Spectral, Redocly${noted}) in ${seconds} s`,
     )
     if (verbose && notes.length > 0) console.log(summary(notes))
   }

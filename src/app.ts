@@ -22,6 +22,7 @@ import { createDatabase, type ExecutedQuery } from './infra/db/create-database.j
 import { KyselyUnitOfWork } from './infra/db/unit-of-work.js'
 import { KyselyIdempotencyRepository } from './infra/idempotency/idempotency-repository.js'
 import { KyselyMemberRepository } from './infra/member/member-repository.js'
+import { connectRedis } from './infra/redis/connect-redis.js'
 import { KyselyTodoRepository } from './infra/todo/todo-repository.js'
 
 const VERSION = (
@@ -31,6 +32,8 @@ const VERSION = (
 ).version
 
 const PURGE_INTERVAL_MS = 60 * 60 * 1000
+/** Longest a request waits for the rate limit's Redis before it is served without it. */
+const REDIS_TIMEOUT_MS = 250
 
 /** Expired Idempotency-Keys are deleted once the server listens, then hourly. */
 function purgeExpiredKeysRegularly(app: FastifyInstance, service: IdempotencyService): void {
@@ -95,7 +98,10 @@ export async function buildApp(
   })
   // The pipeline's stages are listed, in order, in api/pipeline.ts.
   await installRootStages(app, config)
-  await describeApi(app, VERSION, config.pageFormat, config.auth !== undefined)
+  await describeApi(app, VERSION, config.pageFormat, {
+    authenticated: config.auth !== undefined,
+    rateLimited: config.rateLimit !== undefined,
+  })
 
   const database = await createDatabase(config.database, {
     timeoutMs: config.databaseTimeoutMs,
@@ -108,8 +114,20 @@ export async function buildApp(
     }),
   })
   app.addHook('onClose', () => database.close())
+  const rateLimitStore = config.rateLimit?.redisUrl
+    ? connectRedis(config.rateLimit.redisUrl, REDIS_TIMEOUT_MS, {
+        onUp: () => app.log.info('rate limit counters: Redis connected'),
+        onDown: (error) =>
+          app.log.warn(
+            { err: error },
+            'rate limit counters: Redis unreachable, requests are served without a shared limit',
+          ),
+      })
+    : undefined
+  if (rateLimitStore) app.addHook('onClose', () => rateLimitStore.close())
   serveMetrics(app, {
     poolStats: database.poolStats,
+    rateLimitStoreUp: rateLimitStore?.isUp,
     port: config.metricsPort,
     host: config.host,
   })
@@ -143,7 +161,12 @@ export async function buildApp(
 
   await app.register(
     async (api) => {
-      installJsonStages(api, { idempotency, auth: config.auth })
+      await installJsonStages(api, {
+        idempotency,
+        auth: config.auth,
+        rateLimit: config.rateLimit,
+        rateLimitStore,
+      })
       await api.register(todoRoutes, { service: todoService })
       await api.register(memberRoutes, { service: memberService, pageFormat: config.pageFormat })
       serveOpenApi(api)
@@ -151,10 +174,11 @@ export async function buildApp(
     { prefix: '/api/v1' },
   )
   await app.register(async (health) => {
-    installJsonStages(health)
+    await installJsonStages(health)
     await health.register(healthRoutes, {
       ping: database.ping,
       pingReplica: database.pingReplica,
+      rateLimitStoreUp: rateLimitStore?.isUp,
       readyTimeoutMs: config.readyTimeoutMs,
     })
   })

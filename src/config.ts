@@ -32,6 +32,14 @@ export interface AuthConfig {
   readonly jwksCooldownMs: number
 }
 
+/** At most `max` requests per client in each window of `windowMs`. */
+export interface RateLimitConfig {
+  readonly max: number
+  readonly windowMs: number
+  /** Counters shared by every instance in this Redis; undefined: each instance counts alone. */
+  readonly redisUrl: string | undefined
+}
+
 /** Field names of a search page: current (`first`/`last`) or the older releases' (`firstPage`/`lastPage`). */
 export type PageFormat = 'standard' | 'legacy'
 
@@ -62,6 +70,8 @@ export interface Config {
   readonly metricsPort: number | undefined
   /** Bearer tokens required on /api/v1; undefined: no authentication (the contract's default). */
   readonly auth: AuthConfig | undefined
+  /** Requests per client on /api/v1; undefined: no limit (the contract's default). */
+  readonly rateLimit: RateLimitConfig | undefined
 }
 
 export class ConfigError extends Error {}
@@ -142,6 +152,18 @@ function optionalUrl(raw: string): string | undefined {
   return raw
 }
 
+/** RATE_LIMIT, with REDIS_URL for its counters (REDIS_URL alone has nothing to share). */
+function rateLimitConfig(env: Env): RateLimitConfig | undefined {
+  const limit = read(SETTINGS.rateLimit, env)
+  const redisUrl = read(SETTINGS.redisUrl, env)
+  if (limit === undefined) {
+    if (redisUrl !== undefined)
+      throw new ConfigError('REDIS_URL holds the RATE_LIMIT counters: set RATE_LIMIT too')
+    return undefined
+  }
+  return Object.freeze({ ...limit, redisUrl })
+}
+
 /** The three AUTH_ settings together, or none of them. */
 function authConfig(env: Env): AuthConfig | undefined {
   const jwksUrl = read(SETTINGS.authJwksUrl, env)
@@ -157,6 +179,18 @@ function authConfig(env: Env): AuthConfig | undefined {
     )
   }
   return undefined
+}
+
+const WINDOWS: Readonly<Record<string, number>> = { second: 1000, minute: 60_000, hour: 3_600_000 }
+
+function rateLimit(raw: string): { max: number; windowMs: number } | undefined {
+  if (raw === '') return undefined
+  const [, count, unit] = /^(\d+)\/(second|minute|hour)$/.exec(raw) ?? []
+  const max = Number(count)
+  if (!unit || !Number.isSafeInteger(max) || max < 1) {
+    throw new ConfigError('must be N/second, N/minute or N/hour with N at least 1, e.g. 600/minute')
+  }
+  return { max, windowMs: WINDOWS[unit] as number }
 }
 
 function boolean(raw: string): boolean {
@@ -377,6 +411,24 @@ export const SETTINGS = {
       'Milliseconds between fetches of the key set when a token names a key it lacks (key rotation); bounds what a flood of made-up key ids can cost the provider.',
     parse: integer(1000, 3_600_000),
   },
+  rateLimit: {
+    name: 'RATE_LIMIT',
+    default: '',
+    description:
+      'Unset: no limit. N/second, N/minute or N/hour: at most N requests to /api/v1 per client (the token subject when authenticated, else the client address as TRUST_PROXY defines it); more get 429 e.ex.fw.6006 with Retry-After.',
+    parse: rateLimit,
+  },
+  redisUrl: {
+    name: 'REDIS_URL',
+    default: '',
+    description:
+      'redis://host:6379 to share the RATE_LIMIT counters between instances; unset: each instance counts alone. While Redis is unreachable requests are served unlimited (fail open), and /health/ready says so.',
+    parse: (raw: string): string | undefined => {
+      if (raw === '') return undefined
+      if (!/^rediss?:\/\//.test(raw)) throw new ConfigError('must start with redis:// or rediss://')
+      return raw
+    },
+  },
 } as const satisfies Record<string, Setting<unknown>>
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -427,6 +479,7 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: read(SETTINGS.corsOrigins, env),
     metricsPort: read(SETTINGS.metricsPort, env),
     auth: authConfig(env),
+    rateLimit: rateLimitConfig(env),
   })
 }
 

@@ -49,6 +49,8 @@ describe('configuration', () => {
         AUTH_ISSUER: 'https://login.example.com/',
         AUTH_AUDIENCE: 'todo-member-api',
         AUTH_JWKS_COOLDOWN: '5000',
+        RATE_LIMIT: '600/minute',
+        REDIS_URL: 'redis://cache:6379',
       }),
     ).toEqual({
       host: '127.0.0.1',
@@ -78,6 +80,7 @@ describe('configuration', () => {
         audience: 'todo-member-api',
         jwksCooldownMs: 5000,
       },
+      rateLimit: { max: 600, windowMs: 60_000, redisUrl: 'redis://cache:6379' },
     })
     expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database).toEqual({
       kind: 'sqlite',
@@ -101,6 +104,10 @@ describe('configuration', () => {
     ['DB_POOLER', 'session'],
     ['AUTH_JWKS_URL', 'ftp://login.example.com/keys'],
     ['AUTH_JWKS_COOLDOWN', '10'],
+    ['RATE_LIMIT', '600'],
+    ['RATE_LIMIT', '0/minute'],
+    ['RATE_LIMIT', '10/day'],
+    ['REDIS_URL', 'http://cache:6379'],
     ['DATABASE_READ_URL', 'mysql://replica'],
     ['LOG_LEVEL', 'loud'],
     ['BODY_LIMIT', '1.5'],
@@ -134,6 +141,19 @@ describe('configuration', () => {
         'AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE go together: set all three, or none (no authentication)',
       )
     }
+  })
+
+  it('reads RATE_LIMIT per second, minute or hour, and REDIS_URL only with it', () => {
+    expect(loadConfig({}).rateLimit).toBeUndefined()
+    expect(loadConfig({ RATE_LIMIT: '20/second' }).rateLimit).toEqual({
+      max: 20,
+      windowMs: 1000,
+      redisUrl: undefined,
+    })
+    expect(loadConfig({ RATE_LIMIT: '1000/hour' }).rateLimit?.windowMs).toBe(3_600_000)
+    expect(() => loadConfig({ REDIS_URL: 'redis://cache:6379' })).toThrow(
+      'REDIS_URL holds the RATE_LIMIT counters: set RATE_LIMIT too',
+    )
   })
 
   it('refuses a replica without PostgreSQL, and startup options a transaction pooler cannot take', () => {
@@ -188,6 +208,8 @@ describe('configuration', () => {
       'AUTH_JWKS_URL',
       'AUTH_ISSUER',
       'AUTH_AUDIENCE',
+      'RATE_LIMIT',
+      'REDIS_URL',
       'LOG_LEVEL',
       'BODY_LIMIT',
       'TRUST_PROXY',

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http'
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
-import type { AuthConfig, Config, TrustProxy } from '../config.js'
+import type { AuthConfig, Config, RateLimitConfig, TrustProxy } from '../config.js'
 import type { IdempotencyService } from '../domain/idempotency/service.js'
 import { errorHandlingOptions, handleErrors } from './error-handler.js'
 import { answerUnmatchedRequests } from './http/allowed-methods.js'
@@ -10,6 +10,7 @@ import { allowBrowserOrigins } from './http/cors.js'
 import { closeConnectionsWhileDraining } from './http/draining.js'
 import { createHttpServer } from './http/http-server.js'
 import { honourIdempotencyKeys } from './http/idempotency.js'
+import { limitRequestRates, type RateLimitStore } from './http/rate-limit.js'
 import { RequestLog } from './http/request-log.js'
 import { decodableTarget } from './http/request-target.js'
 
@@ -36,6 +37,8 @@ import { decodableTarget } from './http/request-target.js'
  *                    Accept is 406. Member routes: Cache-Control: no-store.
  *                    http/authentication.ts (/api/v1, when AUTH_* is set): a bearer
  *                    token with the operation's scope (401, 403; 503 without the keys).
+ *                    http/rate-limit.ts (/api/v1, when RATE_LIMIT is set): requests per
+ *                    client, the token's subject or the address (429).
  *  5. preParsing     http/request-body.ts: a charset or Content-Encoding the service
  *                    does not read is 415, before the body is read.
  *  6. parsing        http/request-body.ts: only application/json (415), at most
@@ -96,15 +99,23 @@ export async function installRootStages(app: FastifyInstance, config: Config): P
   closeConnectionsWhileDraining(app)
 }
 
+export interface ApiStageOptions {
+  readonly idempotency?: IdempotencyService
+  readonly auth?: AuthConfig | undefined
+  readonly rateLimit?: RateLimitConfig | undefined
+  readonly rateLimitStore?: RateLimitStore | undefined
+}
+
 /**
- * Stages 4 to 9 in a JSON context; bearer tokens when authentication is on, and
+ * Stages 4 to 9 in a JSON context; bearer tokens and rate limits when they are on, and
  * Idempotency-Key, where the context has the API's routes.
  */
-export function installJsonStages(
+export async function installJsonStages(
   context: FastifyInstance,
-  { idempotency, auth }: { idempotency?: IdempotencyService; auth?: AuthConfig | undefined } = {},
-) {
+  { idempotency, auth, rateLimit, rateLimitStore }: ApiStageOptions = {},
+): Promise<void> {
   applyJsonConventions(context)
   if (auth) requireBearerTokens(context, auth)
+  if (rateLimit) await limitRequestRates(context, rateLimit, rateLimitStore)
   if (idempotency) honourIdempotencyKeys(context, idempotency)
 }

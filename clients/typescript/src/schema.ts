@@ -405,6 +405,8 @@ export interface components {
                 database?: "UP" | "DOWN";
                 /** @description The read replica (DATABASE_READ_URL), when there is one. DEGRADED: it does not answer, and the primary serves its reads; the instance stays ready. */
                 replica?: "UP" | "DEGRADED";
+                /** @description The Redis holding the RATE_LIMIT counters (REDIS_URL), when there is one. DEGRADED: it does not answer, and requests are served without a shared limit; the instance stays ready. */
+                rateLimit?: "UP" | "DEGRADED";
                 /**
                  * @description The instance is stopping: take it out.
                  * @enum {string}

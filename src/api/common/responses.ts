@@ -141,6 +141,21 @@ export function authenticationErrorResponses(): Record<number, TSchema> {
   return responses
 }
 
+/** With RATE_LIMIT: over the limit (429), with when to retry and the limit's state. */
+export function rateLimitErrorResponses(): Record<number, TSchema> {
+  const responses = responsesFor([PROBLEMS.tooManyRequests])
+  responses[429] = {
+    ...(responses[429] as TSchema),
+    ...declaredHeaders([
+      'Retry-After',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+    ]),
+  }
+  return responses
+}
+
 /** The same for a health check, which reads no stored data. */
 export function probeErrorResponses(): Record<number, TSchema> {
   return responsesFor(JSON_REQUEST)

@@ -52,6 +52,12 @@ export const ERROR_CATALOGUE = {
       'The bearer token is valid but lacks the scope the operation needs (the message names it).',
     exampleArgs: ['members:write'],
   },
+  'e.ex.fw.6006': {
+    status: 429,
+    description:
+      'More requests than RATE_LIMIT allows this client in the current window; Retry-After says when to try again.',
+    exampleArgs: ['42'],
+  },
   'e.ex.fw.7001': {
     status: 400,
     description: 'The body breaks a rule; details name each violated constraint and field.',

@@ -10,6 +10,7 @@ export const PROBLEMS = {
   unauthenticated: answer('e.ex.fw.6004'),
   insufficientScope: answer('e.ex.fw.6005'),
   identityProviderUnavailable: answer('e.ex.fw.9004'),
+  tooManyRequests: answer('e.ex.fw.6006'),
   bodyValidation: answer('e.ex.fw.7001'),
   parameterValidation: answer('e.ex.fw.7002'),
   malformedBody: answer('e.ex.fw.7003'),

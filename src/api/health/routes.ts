@@ -8,6 +8,8 @@ export interface HealthRoutesOptions {
   readonly ping: () => Promise<void>
   /** Resolves when the read replica answers; undefined without one (DATABASE_READ_URL). */
   readonly pingReplica?: (() => Promise<void>) | undefined
+  /** Whether the rate limit's Redis answers; undefined without one (REDIS_URL). */
+  readonly rateLimitStoreUp?: (() => boolean) | undefined
   readonly readyTimeoutMs: number
 }
 
@@ -23,6 +25,12 @@ export const HealthSchema = Type.Object(
             Type.Union([Type.Literal('UP'), Type.Literal('DEGRADED')], {
               description:
                 'The read replica (DATABASE_READ_URL), when there is one. DEGRADED: it does not answer, and the primary serves its reads; the instance stays ready.',
+            }),
+          ),
+          rateLimit: Type.Optional(
+            Type.Union([Type.Literal('UP'), Type.Literal('DEGRADED')], {
+              description:
+                'The Redis holding the RATE_LIMIT counters (REDIS_URL), when there is one. DEGRADED: it does not answer, and requests are served without a shared limit; the instance stays ready.',
             }),
           ),
           shutdown: Type.Optional(
@@ -50,8 +58,12 @@ function withinTimeout(work: Promise<void>, timeoutMs: number): Promise<void> {
  */
 export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (
   app,
-  { ping, pingReplica, readyTimeoutMs },
+  { ping, pingReplica, rateLimitStoreUp, readyTimeoutMs },
 ) => {
+  const rateLimitCheck = () =>
+    rateLimitStoreUp
+      ? { rateLimit: rateLimitStoreUp() ? ('UP' as const) : ('DEGRADED' as const) }
+      : {}
   /** The replica's state for the answer; a replica that fails is logged, never fatal. */
   const replicaCheck = async (log: FastifyBaseLogger) => {
     if (!pingReplica) return {}
@@ -107,7 +119,10 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
       const replica = replicaCheck(request.log)
       try {
         await withinTimeout(ping(), readyTimeoutMs)
-        return { status: 'UP' as const, checks: { database: 'UP' as const, ...(await replica) } }
+        return {
+          status: 'UP' as const,
+          checks: { database: 'UP' as const, ...(await replica), ...rateLimitCheck() },
+        }
       } catch (error) {
         request.log.warn({ err: error }, 'not ready: the database does not answer')
         reply.code(503)

@@ -3,6 +3,13 @@ import { createRemoteJWKSet, errors, jwtVerify } from 'jose'
 import type { AuthConfig } from '../../config.js'
 import { ApiProblem, PROBLEMS } from '../errors/problems.js'
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The verified token's `sub`, when authentication is on and the token has one. */
+    authenticatedSubject: string | undefined
+  }
+}
+
 /** What a token's `scope` claim may grant, each for one resource and one kind of access. */
 export const SCOPES = {
   'todos:read': 'Read Todos: the list and one by id.',
@@ -89,6 +96,7 @@ function refusal(error: unknown): ApiProblem {
  * read, so nothing of an unauthenticated request is parsed.
  */
 export function requireBearerTokens(context: FastifyInstance, auth: AuthConfig): void {
+  context.decorateRequest('authenticatedSubject', undefined)
   // The key set is cached; a token naming an unknown key (the provider rotated its keys)
   // fetches it again, at most once per cooldown (AUTH_JWKS_COOLDOWN), so a flood of
   // made-up key ids cannot hammer the provider.
@@ -103,6 +111,7 @@ export function requireBearerTokens(context: FastifyInstance, auth: AuthConfig):
     if (token === undefined)
       throw new ApiProblem(PROBLEMS.unauthenticated, { headers: challenge() })
     let granted: readonly string[]
+    let subject: string | undefined
     try {
       const { payload } = await jwtVerify(token, keys, {
         issuer: auth.issuer,
@@ -111,6 +120,7 @@ export function requireBearerTokens(context: FastifyInstance, auth: AuthConfig):
         clockTolerance: CLOCK_TOLERANCE_S,
       })
       granted = typeof payload.scope === 'string' ? payload.scope.split(' ') : []
+      subject = payload.sub
     } catch (error) {
       const problem = refusal(error)
       if (problem.status === 503)
@@ -118,6 +128,7 @@ export function requireBearerTokens(context: FastifyInstance, auth: AuthConfig):
       else request.log.info({ reason: (error as { code?: string }).code }, 'bearer token refused')
       throw problem
     }
+    request.authenticatedSubject = subject
     if (!granted.includes(scope)) {
       throw new ApiProblem(PROBLEMS.insufficientScope, {
         args: [scope],

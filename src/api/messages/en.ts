@@ -12,6 +12,7 @@ export const en = {
   'e.ex.fw.6003': 'Specified media type in the request body not supported.',
   'e.ex.fw.6004': 'Authentication required: a valid bearer token.',
   'e.ex.fw.6005': 'The bearer token lacks the scope this operation needs. scope : {0}',
+  'e.ex.fw.6006': 'Too many requests. Retry after {0} seconds.',
   'e.ex.fw.7001': 'Validation error occurred on item in the request body.',
   'e.ex.fw.7002': 'Validation error occurred on item in the request parameters.',
   'e.ex.fw.7003': 'Request body format error occurred.',

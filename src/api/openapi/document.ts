@@ -48,7 +48,7 @@ export async function describeApi(
   app: FastifyInstance,
   version: string,
   pageFormat: PageFormat,
-  authenticated: boolean,
+  { authenticated, rateLimited }: { authenticated: boolean; rateLimited: boolean },
 ): Promise<void> {
   app.addSchema(ApiErrorSchema)
   const roots = [...todoComponents(), ...memberComponents(pageFormat), HealthSchema]
@@ -77,7 +77,7 @@ export async function describeApi(
       ],
     },
     exposeHeadRoutes: true,
-    transform: operationDocumenter({ authenticated }) as never,
+    transform: operationDocumenter({ authenticated, rateLimited }) as never,
     transformObject: (document) =>
       withRequiredHeaders(
         'openapiObject' in document ? document.openapiObject : document.swaggerObject,

@@ -81,6 +81,26 @@ export const RESPONSE_HEADERS = {
     }),
     required: true,
   },
+  'Retry-After': {
+    description: 'Seconds until the client may send again (RATE_LIMIT).',
+    schema: text({ examples: ['42'] }),
+    required: true,
+  },
+  'RateLimit-Limit': {
+    description: 'Requests this client may send per window (RATE_LIMIT).',
+    schema: text({ examples: ['600'] }),
+    required: true,
+  },
+  'RateLimit-Remaining': {
+    description: 'Requests left to this client in the current window.',
+    schema: text({ examples: ['0'] }),
+    required: true,
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until the current window ends.',
+    schema: text({ examples: ['42'] }),
+    required: true,
+  },
   'Idempotent-Replayed': {
     description: 'Present on an answer replayed for a repeated Idempotency-Key.',
     schema: text({ const: 'true' }),

@@ -1,5 +1,5 @@
 import type { RouteOptions } from 'fastify'
-import { authenticationErrorResponses } from '../common/responses.js'
+import { authenticationErrorResponses, rateLimitErrorResponses } from '../common/responses.js'
 import { BEFORE_ROUTING_STATUSES } from '../errors/catalogue.js'
 import { requiredScope, type Scope } from '../http/authentication.js'
 import {
@@ -110,10 +110,17 @@ function documentResponse(route: RouteOptions, status: number, response: Schema)
  * authentication on, an operation that needs a scope names it (security) and lists the
  * answers of authentication.
  */
-export function operationDocumenter({ authenticated }: { authenticated: boolean }) {
+export function operationDocumenter({
+  authenticated,
+  rateLimited,
+}: {
+  authenticated: boolean
+  rateLimited: boolean
+}) {
   return (input: { schema: RouteSchema | undefined; url: string; route: RouteOptions }) => {
     const scope = authenticated ? requiredScope(input.route.method as string, input.url) : undefined
-    return documentOperation(input, scope)
+    const limited = rateLimited && input.url.startsWith('/api/v1/')
+    return documentOperation(input, { scope, limited })
   }
 }
 
@@ -127,12 +134,13 @@ function documentOperation(
     url: string
     route: RouteOptions
   },
-  scope: Scope | undefined,
+  { scope, limited }: { scope: Scope | undefined; limited: boolean },
 ): Transformed {
   if (!schema || schema.hide) return { schema: schema ?? { hide: true }, url }
   const responses = {
     ...(schema.response ?? {}),
     ...(scope !== undefined && authenticationErrorResponses()),
+    ...(limited && rateLimitErrorResponses()),
   } as Record<string, Schema>
   const statuses = new Set(Object.keys(responses).map(Number))
   const isHead = route.method === 'HEAD'

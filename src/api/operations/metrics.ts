@@ -9,6 +9,8 @@ import { message } from '../messages/index.js'
 export interface MetricsOptions {
   /** Pool figures, when the database has a pool. */
   readonly poolStats: () => { total: number; idle: number; waiting: number } | undefined
+  /** Whether the rate limit's Redis answers; undefined without one (REDIS_URL). */
+  readonly rateLimitStoreUp?: (() => boolean) | undefined
   /** Serve /metrics on its own port (on `host`) instead of the API's. */
   readonly port?: number | undefined
   readonly host: string
@@ -73,7 +75,7 @@ const LABELS = ['method', 'route', 'status'] as const
  */
 export function serveMetrics(
   app: FastifyInstance,
-  { poolStats, port, host }: MetricsOptions,
+  { poolStats, rateLimitStoreUp, port, host }: MetricsOptions,
 ): void {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
@@ -103,6 +105,17 @@ export function serveMetrics(
       this.set({ state: 'waiting' }, stats.waiting)
     },
   })
+
+  if (rateLimitStoreUp) {
+    new Gauge({
+      name: 'rate_limit_store_up',
+      help: '1 while the Redis holding the RATE_LIMIT counters answers; 0 while requests are served without a shared limit.',
+      registers: [registry],
+      collect() {
+        this.set(rateLimitStoreUp() ? 1 : 0)
+      },
+    })
+  }
 
   app.addHook('onResponse', (request, reply, done) => {
     const labels = {

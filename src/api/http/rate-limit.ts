@@ -1,0 +1,45 @@
+import rateLimit, { normalizeIP } from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Redis } from 'ioredis'
+import type { RateLimitConfig } from '../../config.js'
+import { ApiProblem, PROBLEMS } from '../errors/problems.js'
+
+/** Where the counters are shared: a Redis connection (infra/redis/connect-redis.ts). */
+export interface RateLimitStore {
+  readonly client: Redis
+  isUp(): boolean
+}
+
+/** The client a request counts for: the token's subject when authenticated, else its address. */
+function clientOf(request: FastifyRequest): string {
+  const subject = request.authenticatedSubject
+  return subject === undefined ? `ip:${normalizeIP(request.ip, 64)}` : `sub:${subject}`
+}
+
+/**
+ * RATE_LIMIT on every /api/v1 route, counted per client in Redis when REDIS_URL is set
+ * (shared by every instance), else in this process. Runs after authentication, so an
+ * authenticated client is counted by its subject wherever it connects from. Every answer
+ * carries RateLimit-Limit, -Remaining and -Reset; one over the limit is 429 e.ex.fw.6006
+ * with Retry-After. A Redis that fails is skipped: the request is served (fail open);
+ * the connection's own events log it, and metrics and readiness show it.
+ */
+export async function limitRequestRates(
+  context: FastifyInstance,
+  limit: RateLimitConfig,
+  redis: RateLimitStore | undefined,
+): Promise<void> {
+  await context.register(rateLimit, {
+    max: limit.max,
+    timeWindow: limit.windowMs,
+    keyGenerator: clientOf,
+    enableDraftSpec: true,
+    skipOnError: true,
+    nameSpace: 'todo-member-api:rate:',
+    ...(redis && { redis: redis.client }),
+    errorResponseBuilder: (_request, { ttl }) =>
+      new ApiProblem(PROBLEMS.tooManyRequests, {
+        args: [String(Math.max(1, Math.ceil(ttl / 1000)))],
+      }),
+  })
+}

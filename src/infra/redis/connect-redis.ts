@@ -1,0 +1,58 @@
+import { Redis } from 'ioredis'
+
+export interface RedisEvents {
+  /** Connected (again). */
+  readonly onUp?: () => void
+  /** The connection was lost or could not be made; reconnecting goes on. */
+  readonly onDown?: (error: Error | undefined) => void
+}
+
+export interface RedisConnection {
+  readonly client: Redis
+  /** Whether commands can be sent now. */
+  isUp(): boolean
+  close(): Promise<void>
+}
+
+/**
+ * A Redis client that never makes a request wait for Redis: while disconnected a command
+ * fails at once instead of queueing, one that gets no answer fails after `timeoutMs`, and
+ * reconnecting goes on in the background. Events fire on changes only, not per retry.
+ */
+export function connectRedis(
+  url: string,
+  timeoutMs: number,
+  events: RedisEvents = {},
+): RedisConnection {
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+  })
+  let up = false
+  let lastError: Error | undefined
+  let reported = false
+  client.on('ready', () => {
+    up = true
+    reported = false
+    events.onUp?.()
+  })
+  client.on('error', (error: Error) => {
+    lastError = error
+  })
+  client.on('close', () => {
+    up = false
+    if (reported) return
+    reported = true
+    events.onDown?.(lastError)
+  })
+  return {
+    client,
+    isUp: () => up,
+    close: async () => {
+      client.disconnect()
+    },
+  }
+}

@@ -17,6 +17,8 @@ import type { DatabaseConfig } from '../src/config.js'
 import { loadConfig } from '../src/config.js'
 import { hashPassword } from '../src/infra/crypto/argon2.js'
 import { createDatabase } from '../src/infra/db/create-database.js'
+import { startIdentityProvider } from '../test/helpers/identity-provider.js'
+import { startRedis } from '../test/helpers/redis.js'
 import { loadMembers, memberIdOf, SEARCH_COHORT, SEARCH_PREFIX } from './load-members.js'
 
 const { values: options } = parseArgs({
@@ -161,12 +163,17 @@ async function start(
   }
 }
 
-const service = (database: DatabaseConfig, readyPath: string) =>
+const service = (
+  database: DatabaseConfig,
+  readyPath: string,
+  settings: Record<string, string> = {},
+) =>
   start(
     'dist/server.js',
     {
       DATABASE_URL: database.kind === 'sqlite' ? `sqlite:${database.file}` : database.url,
       LOG_LEVEL: 'info',
+      ...settings,
     },
     readyPath,
   )
@@ -308,6 +315,52 @@ function scenariosFor(
   return list
 }
 
+/**
+ * What each production-edge feature costs when on (ratio to the same service with it
+ * off, in the same round): authentication with a valid token, the rate limit counted in
+ * the process, and counted in Redis. Each limit is far above what the load reaches.
+ */
+async function featureScenarios(small: Dataset, off: Running): Promise<Scenario[]> {
+  const provider = await startIdentityProvider()
+  const redis = await startRedis()
+  const token = await provider.token('todos:read', { expiresIn: '2h' })
+  const ready = `/api/v1/todos/${small.todoId}`
+  const generous = { RATE_LIMIT: '100000000/hour' }
+  const authenticated = await service(small.config, '/health/live', {
+    AUTH_JWKS_URL: provider.jwksUrl,
+    AUTH_ISSUER: provider.issuer,
+    AUTH_AUDIENCE: provider.audience,
+  })
+  const limited = await service(small.config, ready, generous)
+  const limitedInRedis = await service(small.config, ready, { ...generous, REDIS_URL: redis.url })
+  process.once('beforeExit', () => {
+    void provider.stop()
+    void redis.stop()
+  })
+  const offFigure = () => load(`${off.base}${ready}`)
+  return [
+    {
+      name: 'GET one Todo (SQLite), authentication on (a valid bearer token)',
+      reference: 'the same, every feature off',
+      measureReference: offFigure,
+      measureOurs: () =>
+        load(`${authenticated.base}${ready}`, { headers: { authorization: `Bearer ${token}` } }),
+    },
+    {
+      name: 'GET one Todo (SQLite), RATE_LIMIT on, counted in the process',
+      reference: 'the same, every feature off',
+      measureReference: offFigure,
+      measureOurs: () => load(`${limited.base}${ready}`),
+    },
+    {
+      name: 'GET one Todo (SQLite), RATE_LIMIT on, counted in Redis',
+      reference: 'the same, every feature off',
+      measureReference: offFigure,
+      measureOurs: () => load(`${limitedInRedis.base}${ready}`),
+    },
+  ]
+}
+
 // ---------------------------------------------------------------- run
 
 interface Row {
@@ -437,6 +490,7 @@ async function main(): Promise<void> {
       measureOurs: () => load(`${fastifyLookup.base}/todos/${sqliteSmall.todoId}`),
     },
     ...scenariosFor('SQLite', sqliteSmall, sqliteSmallService, sqliteLargeService, ceiling),
+    ...(await featureScenarios(sqliteSmall, sqliteSmallService)),
   ]
   if (pgSmall && pgLarge && pgSmall.config.kind === 'postgres') {
     const pgSmallService = await service(pgSmall.config, ready(pgSmall))

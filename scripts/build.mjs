@@ -24,6 +24,10 @@ const EXTERNAL = [
   'pino-pretty',
   'thread-stream',
   '@fastify/swagger-ui',
+  // Loaded only when their feature is configured (authentication, rate limits).
+  'jose',
+  '@fastify/rate-limit',
+  'ioredis',
 ]
 
 rmSync('dist', { recursive: true, force: true })

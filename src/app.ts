@@ -115,7 +115,7 @@ export async function buildApp(
   })
   app.addHook('onClose', () => database.close())
   const rateLimitStore = config.rateLimit?.redisUrl
-    ? connectRedis(config.rateLimit.redisUrl, REDIS_TIMEOUT_MS, {
+    ? await connectRedis(config.rateLimit.redisUrl, REDIS_TIMEOUT_MS, {
         onUp: () => app.log.info('rate limit counters: Redis connected'),
         onDown: (error) =>
           app.log.warn(

@@ -115,7 +115,7 @@ export async function installJsonStages(
   { idempotency, auth, rateLimit, rateLimitStore }: ApiStageOptions = {},
 ): Promise<void> {
   applyJsonConventions(context)
-  if (auth) requireBearerTokens(context, auth)
+  if (auth) await requireBearerTokens(context, auth)
   if (rateLimit) await limitRequestRates(context, rateLimit, rateLimitStore)
   if (idempotency) honourIdempotencyKeys(context, idempotency)
 }

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { createRemoteJWKSet, errors, jwtVerify } from 'jose'
 import type { AuthConfig } from '../../config.js'
 import { ApiProblem, PROBLEMS } from '../errors/problems.js'
 
@@ -52,17 +51,20 @@ const CLOCK_TOLERANCE_S = 30
 const JWKS_TIMEOUT_MS = 5_000
 const REALM = 'api'
 
-/** Why a token was refused, for the challenge: fixed words, never the token's own text. */
+/**
+ * Why a token was refused, by jose's error code, for the challenge: fixed words, never
+ * the token's own text.
+ */
 const INVALID_TOKEN_REASONS: Readonly<Record<string, string>> = {
-  [errors.JWTExpired.code]: 'The token has expired',
-  [errors.JWTClaimValidationFailed.code]: 'The token is not for this issuer, audience or time',
-  [errors.JWSSignatureVerificationFailed.code]: 'The signature does not verify',
-  [errors.JOSEAlgNotAllowed.code]: 'The signing algorithm is not accepted',
-  [errors.JWKSNoMatchingKey.code]: 'No key of the provider matches the token',
-  [errors.JWKSMultipleMatchingKeys.code]: 'No single key of the provider matches the token',
-  [errors.JWSInvalid.code]: 'The token is malformed',
-  [errors.JWTInvalid.code]: 'The token is malformed',
-  [errors.JOSENotSupported.code]: 'The token uses an unsupported feature',
+  ERR_JWT_EXPIRED: 'The token has expired',
+  ERR_JWT_CLAIM_VALIDATION_FAILED: 'The token is not for this issuer, audience or time',
+  ERR_JWS_SIGNATURE_VERIFICATION_FAILED: 'The signature does not verify',
+  ERR_JOSE_ALG_NOT_ALLOWED: 'The signing algorithm is not accepted',
+  ERR_JWKS_NO_MATCHING_KEY: 'No key of the provider matches the token',
+  ERR_JWKS_MULTIPLE_MATCHING_KEYS: 'No single key of the provider matches the token',
+  ERR_JWS_INVALID: 'The token is malformed',
+  ERR_JWT_INVALID: 'The token is malformed',
+  ERR_JOSE_NOT_SUPPORTED: 'The token uses an unsupported feature',
 }
 
 function challenge(attributes: Record<string, string> = {}): Record<string, string> {
@@ -95,7 +97,12 @@ function refusal(error: unknown): ApiProblem {
  * `scope` claim (space-separated) grants the operation's scope. Runs before the body is
  * read, so nothing of an unauthenticated request is parsed.
  */
-export function requireBearerTokens(context: FastifyInstance, auth: AuthConfig): void {
+export async function requireBearerTokens(
+  context: FastifyInstance,
+  auth: AuthConfig,
+): Promise<void> {
+  // Loaded only when authentication is on: otherwise it would only slow the start.
+  const { createRemoteJWKSet, jwtVerify } = await import('jose')
   context.decorateRequest('authenticatedSubject', undefined)
   // The key set is cached; a token naming an unknown key (the provider rotated its keys)
   // fetches it again, at most once per cooldown (AUTH_JWKS_COOLDOWN), so a flood of

@@ -1,4 +1,4 @@
-import rateLimit, { normalizeIP } from '@fastify/rate-limit'
+import type { normalizeIP as NormalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { RateLimitConfig } from '../../config.js'
@@ -11,9 +11,11 @@ export interface RateLimitStore {
 }
 
 /** The client a request counts for: the token's subject when authenticated, else its address. */
-function clientOf(request: FastifyRequest): string {
-  const subject = request.authenticatedSubject
-  return subject === undefined ? `ip:${normalizeIP(request.ip, 64)}` : `sub:${subject}`
+function clientOf(normalizeIP: typeof NormalizeIP) {
+  return (request: FastifyRequest): string => {
+    const subject = request.authenticatedSubject
+    return subject === undefined ? `ip:${normalizeIP(request.ip, 64)}` : `sub:${subject}`
+  }
 }
 
 /**
@@ -29,10 +31,12 @@ export async function limitRequestRates(
   limit: RateLimitConfig,
   redis: RateLimitStore | undefined,
 ): Promise<void> {
+  // Loaded only when a limit is set: otherwise it would only slow the start.
+  const { default: rateLimit, normalizeIP } = await import('@fastify/rate-limit')
   await context.register(rateLimit, {
     max: limit.max,
     timeWindow: limit.windowMs,
-    keyGenerator: clientOf,
+    keyGenerator: clientOf(normalizeIP),
     enableDraftSpec: true,
     skipOnError: true,
     nameSpace: 'todo-member-api:rate:',

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 
 export interface RedisEvents {
   /** Connected (again). */
@@ -19,11 +19,13 @@ export interface RedisConnection {
  * fails at once instead of queueing, one that gets no answer fails after `timeoutMs`, and
  * reconnecting goes on in the background. Events fire on changes only, not per retry.
  */
-export function connectRedis(
+export async function connectRedis(
   url: string,
   timeoutMs: number,
   events: RedisEvents = {},
-): RedisConnection {
+): Promise<RedisConnection> {
+  // Loaded only when Redis is configured: otherwise it would only slow the start.
+  const { Redis } = await import('ioredis')
   const client = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

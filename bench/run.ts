@@ -18,6 +18,7 @@ import { loadConfig } from '../src/config.js'
 import { hashPassword } from '../src/infra/crypto/argon2.js'
 import { createDatabase } from '../src/infra/db/create-database.js'
 import { startIdentityProvider } from '../test/helpers/identity-provider.js'
+import { startOtlpReceiver } from '../test/helpers/otlp-receiver.js'
 import { startRedis } from '../test/helpers/redis.js'
 import { loadMembers, memberIdOf, SEARCH_COHORT, SEARCH_PREFIX } from './load-members.js'
 
@@ -318,7 +319,8 @@ function scenariosFor(
 /**
  * What each production-edge feature costs when on (ratio to the same service with it
  * off, in the same round): authentication with a valid token, the rate limit counted in
- * the process, and counted in Redis. Each limit is far above what the load reaches.
+ * the process and in Redis (each limit far above what the load reaches), and tracing
+ * every request to a local OTLP receiver.
  */
 async function featureScenarios(small: Dataset, off: Running): Promise<Scenario[]> {
   const provider = await startIdentityProvider()
@@ -333,9 +335,15 @@ async function featureScenarios(small: Dataset, off: Running): Promise<Scenario[
   })
   const limited = await service(small.config, ready, generous)
   const limitedInRedis = await service(small.config, ready, { ...generous, REDIS_URL: redis.url })
+  const receiver = await startOtlpReceiver()
+  const traced = await service(small.config, ready, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+  })
   process.once('beforeExit', () => {
     void provider.stop()
     void redis.stop()
+    void receiver.close()
   })
   const offFigure = () => load(`${off.base}${ready}`)
   return [
@@ -357,6 +365,12 @@ async function featureScenarios(small: Dataset, off: Running): Promise<Scenario[
       reference: 'the same, every feature off',
       measureReference: offFigure,
       measureOurs: () => load(`${limitedInRedis.base}${ready}`),
+    },
+    {
+      name: 'GET one Todo (SQLite), tracing on, every request sampled, exported over OTLP',
+      reference: 'the same, every feature off',
+      measureReference: offFigure,
+      measureOurs: () => load(`${traced.base}${ready}`),
     },
   ]
 }

@@ -24,10 +24,14 @@ const EXTERNAL = [
   'pino-pretty',
   'thread-stream',
   '@fastify/swagger-ui',
-  // Loaded only when their feature is configured (authentication, rate limits).
+  // Loaded only when their feature is configured (authentication, rate limits, tracing).
   'jose',
   '@fastify/rate-limit',
   'ioredis',
+  '@fastify/otel',
+  '@opentelemetry/sdk-node',
+  // One copy shared with the SDK, which registers the tracer that the service's spans use.
+  '@opentelemetry/api',
 ]
 
 rmSync('dist', { recursive: true, force: true })

@@ -23,6 +23,7 @@ import { KyselyUnitOfWork } from './infra/db/unit-of-work.js'
 import { KyselyIdempotencyRepository } from './infra/idempotency/idempotency-repository.js'
 import { KyselyMemberRepository } from './infra/member/member-repository.js'
 import { connectRedis } from './infra/redis/connect-redis.js'
+import { startTracing } from './infra/telemetry/tracing.js'
 import { KyselyTodoRepository } from './infra/todo/todo-repository.js'
 
 const VERSION = (
@@ -72,6 +73,7 @@ export async function buildApp(
   config: Config,
   options: BuildOptions = {},
 ): Promise<FastifyInstance> {
+  const tracing = config.tracing ? await startTracing() : undefined
   const compilation = new DeferredCompilation()
   const fastJsonStringify = SerializerSelector()
   const app = Fastify({
@@ -105,6 +107,7 @@ export async function buildApp(
 
   const database = await createDatabase(config.database, {
     timeoutMs: config.databaseTimeoutMs,
+    traced: config.tracing,
     onConnectionError: (error) => app.log.warn({ err: error }, 'database connection failed'),
     onReplicaFallback: (error) =>
       app.log.warn({ err: error }, 'read replica failed a read: the primary answers reads for now'),
@@ -183,6 +186,7 @@ export async function buildApp(
     })
   })
   await serveDocsPage(app)
+  if (tracing) app.addHook('onClose', () => tracing.shutdown())
   await app.ready()
   return app
 }

@@ -72,6 +72,8 @@ export interface Config {
   readonly auth: AuthConfig | undefined
   /** Requests per client on /api/v1; undefined: no limit (the contract's default). */
   readonly rateLimit: RateLimitConfig | undefined
+  /** OpenTelemetry traces exported over OTLP, configured by the standard OTEL_* variables. */
+  readonly tracing: boolean
 }
 
 export class ConfigError extends Error {}
@@ -150,6 +152,17 @@ function optionalUrl(raw: string): string | undefined {
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new ConfigError('must be an http(s) URL')
   return raw
+}
+
+/**
+ * Tracing is on when an OTLP endpoint is given (for all signals or for traces alone),
+ * unless the SDK or the trace exporter is switched off by its own standard variables.
+ */
+function tracingOn(env: Env): boolean {
+  const endpoint = read(SETTINGS.otlpEndpoint, env) ?? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+  return (
+    Boolean(endpoint) && env.OTEL_SDK_DISABLED !== 'true' && env.OTEL_TRACES_EXPORTER !== 'none'
+  )
 }
 
 /** RATE_LIMIT, with REDIS_URL for its counters (REDIS_URL alone has nothing to share). */
@@ -429,6 +442,13 @@ export const SETTINGS = {
       return raw
     },
   },
+  otlpEndpoint: {
+    name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    default: '',
+    description:
+      "Unset: no tracing. The OTLP endpoint (e.g. http://collector:4318) to send OpenTelemetry traces to; the SDK's other standard variables (OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, OTEL_EXPORTER_OTLP_PROTOCOL, …) apply as documented by OpenTelemetry.",
+    parse: optionalUrl,
+  },
 } as const satisfies Record<string, Setting<unknown>>
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -480,6 +500,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort: read(SETTINGS.metricsPort, env),
     auth: authConfig(env),
     rateLimit: rateLimitConfig(env),
+    tracing: tracingOn(env),
   })
 }
 

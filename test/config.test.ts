@@ -21,6 +21,9 @@ describe('configuration', () => {
       requestTimeoutMs: 30_000,
       headersTimeoutMs: 10_000,
       corsOrigins: [],
+      auth: undefined,
+      rateLimit: undefined,
+      tracing: false,
     })
   })
 
@@ -51,6 +54,7 @@ describe('configuration', () => {
         AUTH_JWKS_COOLDOWN: '5000',
         RATE_LIMIT: '600/minute',
         REDIS_URL: 'redis://cache:6379',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       }),
     ).toEqual({
       host: '127.0.0.1',
@@ -81,6 +85,7 @@ describe('configuration', () => {
         jwksCooldownMs: 5000,
       },
       rateLimit: { max: 600, windowMs: 60_000, redisUrl: 'redis://cache:6379' },
+      tracing: true,
     })
     expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database).toEqual({
       kind: 'sqlite',
@@ -108,6 +113,7 @@ describe('configuration', () => {
     ['RATE_LIMIT', '0/minute'],
     ['RATE_LIMIT', '10/day'],
     ['REDIS_URL', 'http://cache:6379'],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
     ['DATABASE_READ_URL', 'mysql://replica'],
     ['LOG_LEVEL', 'loud'],
     ['BODY_LIMIT', '1.5'],
@@ -154,6 +160,17 @@ describe('configuration', () => {
     expect(() => loadConfig({ REDIS_URL: 'redis://cache:6379' })).toThrow(
       'REDIS_URL holds the RATE_LIMIT counters: set RATE_LIMIT too',
     )
+  })
+
+  it('traces when an OTLP endpoint is set, unless the SDK or the trace exporter is off', () => {
+    expect(loadConfig({}).tracing).toBe(false)
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }
+    expect(loadConfig(endpoint).tracing).toBe(true)
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' }).tracing,
+    ).toBe(true)
+    expect(loadConfig({ ...endpoint, OTEL_SDK_DISABLED: 'true' }).tracing).toBe(false)
+    expect(loadConfig({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }).tracing).toBe(false)
   })
 
   it('refuses a replica without PostgreSQL, and startup options a transaction pooler cannot take', () => {
@@ -210,6 +227,7 @@ describe('configuration', () => {
       'AUTH_AUDIENCE',
       'RATE_LIMIT',
       'REDIS_URL',
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
       'LOG_LEVEL',
       'BODY_LIMIT',
       'TRUST_PROXY',

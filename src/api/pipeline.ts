@@ -13,12 +13,15 @@ import { honourIdempotencyKeys } from './http/idempotency.js'
 import { limitRequestRates, type RateLimitStore } from './http/rate-limit.js'
 import { RequestLog } from './http/request-log.js'
 import { decodableTarget } from './http/request-target.js'
+import { traceRequests } from './http/tracing.js'
 
 /*
  * The request pipeline, in the order a request meets it. Each stage lives in the file
  * named; this file is the one place that puts them in order.
  *
  * Every request
+ *  0. tracing        http/tracing.ts (when OTEL_EXPORTER_OTLP_ENDPOINT is set): the request's
+ *                    SERVER span, continuing a W3C traceparent; trace_id on its log lines.
  *  1. connection     http/http-server.ts, http/connection-line.ts: the requests of one
  *                    connection run one at a time and are answered in order; none runs
  *                    after an answer that closes the connection. Bytes Node cannot parse
@@ -92,6 +95,7 @@ export function pipelineOptions(config: Config): FastifyHttpOptions<Server> {
 
 /** Stage 3 and the error mapping, on the whole server; before any route is registered. */
 export async function installRootStages(app: FastifyInstance, config: Config): Promise<void> {
+  if (config.tracing) await traceRequests(app)
   handleErrors(app)
   applyRootConventions(app)
   answerUnmatchedRequests(app, MAX_PARAM_LENGTH)

@@ -1,4 +1,4 @@
-import { Kysely, type LogEvent } from 'kysely'
+import { type Dialect, Kysely, type LogEvent } from 'kysely'
 import type { DatabaseConfig } from '../../config.js'
 import { type DialectProfile, POSTGRES, SQLITE } from './dialect.js'
 import { migrateToLatest } from './migrate.js'
@@ -7,6 +7,7 @@ import { openPostgres } from './postgres.js'
 import { replicaFirst } from './replica-reads.js'
 import type { DatabaseSchema } from './schema.js'
 import { openSqlite } from './sqlite.js'
+import { tracingQueries } from './traced-queries.js'
 import { translatingErrors } from './translate-errors.js'
 
 export type { PoolStats } from './opened-dialect.js'
@@ -38,6 +39,8 @@ export interface DatabaseEvents {
 }
 
 export interface DatabaseOptions extends DatabaseEvents {
+  /** Every statement as an OpenTelemetry span (traced-queries.ts). */
+  traced?: boolean
   /**
    * Longest a database operation may take: connecting, waiting for a connection or a
    * lock, running a statement. An outage then fails requests quickly instead of
@@ -77,6 +80,7 @@ async function openReplica(
   primary: Kysely<DatabaseSchema>,
   timeoutMs: number,
   events: DatabaseEvents,
+  instrumented: (dialect: Dialect) => Dialect,
 ) {
   if (!config.readUrl) return undefined
   const replica = await openPostgres({
@@ -86,11 +90,10 @@ async function openReplica(
     onConnectionError: events.onConnectionError,
   })
   const reads = new Kysely<DatabaseSchema>({
-    dialect: translatingErrors(
+    dialect: instrumented(
       replicaFirst(replica.dialect, primary as Kysely<unknown>, {
         onFallback: events.onReplicaFallback,
       }),
-      POSTGRES,
     ),
     ...queryLog(events.onQuery),
   })
@@ -102,14 +105,16 @@ export async function createDatabase(
   config: DatabaseConfig,
   options: DatabaseOptions = {},
 ): Promise<Database> {
-  const { timeoutMs = DEFAULT_TIMEOUT_MS, ...events } = options
+  const { timeoutMs = DEFAULT_TIMEOUT_MS, traced = false, ...events } = options
+  const instrumented = (dialect: Dialect, profile: DialectProfile) =>
+    translatingErrors(traced ? tracingQueries(dialect, profile) : dialect, profile)
   const profile = config.kind === 'sqlite' ? SQLITE : POSTGRES
   const { dialect, poolStats, ping } =
     config.kind === 'sqlite'
       ? await openSqlite(config.file, timeoutMs)
       : await openPostgres({ ...config, timeoutMs, onConnectionError: events.onConnectionError })
   const db = new Kysely<DatabaseSchema>({
-    dialect: translatingErrors(dialect, profile),
+    dialect: instrumented(dialect, profile),
     ...queryLog(events.onQuery),
   })
   try {
@@ -119,7 +124,11 @@ export async function createDatabase(
     throw error
   }
   const replica =
-    config.kind === 'postgres' ? await openReplica(config, db, timeoutMs, events) : undefined
+    config.kind === 'postgres'
+      ? await openReplica(config, db, timeoutMs, events, (replica) =>
+          instrumented(replica, POSTGRES),
+        )
+      : undefined
   return {
     db,
     reads: replica?.reads ?? db,

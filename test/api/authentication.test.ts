@@ -16,28 +16,31 @@ const authSettings = (provider: IdentityProvider) => ({
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** A stand-in provider and a server that trusts it, for the enclosing describe block. */
+function authenticatedServerPerSuite() {
+  const suite = {} as { provider: IdentityProvider; database: IsolatedDatabase; server: TestServer }
+  beforeAll(async () => {
+    suite.provider = await startIdentityProvider()
+    suite.database = await SQLITE_TARGET.create()
+    suite.server = await startServer(suite.database.config, authSettings(suite.provider))
+  })
+  afterAll(async () => {
+    await suite.server?.close()
+    await suite.provider?.stop()
+    await suite.database?.drop()
+  })
+  return suite
+}
+
 /**
  * OpenID Connect bearer authentication (AUTH_*), against a stand-in provider serving a
  * real JSON Web Key Set over HTTP, with tokens signed by jose as a provider's are.
  */
 describe('authentication with bearer tokens from an OpenID Connect provider', () => {
-  let provider: IdentityProvider
-  let database: IsolatedDatabase
-  let server: TestServer
-
-  beforeAll(async () => {
-    provider = await startIdentityProvider()
-    database = await SQLITE_TARGET.create()
-    server = await startServer(database.config, authSettings(provider))
-  })
-  afterAll(async () => {
-    await server?.close()
-    await provider?.stop()
-    await database?.drop()
-  })
+  const suite = authenticatedServerPerSuite()
 
   const call = (method: string, path: string, token?: string, body?: unknown, language?: string) =>
-    server.request(method, `/api/v1${path}`, {
+    suite.server.request(method, `/api/v1${path}`, {
       headers: {
         ...(token !== undefined && { authorization: `Bearer ${token}` }),
         ...(language !== undefined && { 'accept-language': language }),
@@ -70,12 +73,12 @@ describe('authentication with bearer tokens from an OpenID Connect provider', ()
     expect((other.body as { message: string }).message).toBe(
       '認証が必要です。有効なベアラートークンを指定してください。',
     )
-    const list = await call('GET', '/todos', await provider.token('todos:read'))
+    const list = await call('GET', '/todos', await suite.provider.token('todos:read'))
     expect(list.body).toEqual([])
   })
 
   it('serves a token with the scope, and answers 403 naming the scope a token lacks', async () => {
-    const reader = await provider.token('todos:read members:read')
+    const reader = await suite.provider.token('todos:read members:read')
     expect((await call('GET', '/todos', reader)).status).toBe(200)
     expect((await call('GET', '/members?name=A', reader)).status).toBe(200)
     const forbidden = await call('POST', '/todos', reader, { todoTitle: 'Not mine to write' })
@@ -87,7 +90,7 @@ describe('authentication with bearer tokens from an OpenID Connect provider', ()
     expect((forbidden.body as { message: string }).message).toBe(
       'The bearer token lacks the scope this operation needs. scope : todos:write',
     )
-    const writer = await provider.token('todos:write')
+    const writer = await suite.provider.token('todos:write')
     const created = await call('POST', '/todos', writer, { todoTitle: 'Written' })
     expect(created.status).toBe(201)
     const todoId = (created.body as { todoId: string }).todoId
@@ -95,28 +98,39 @@ describe('authentication with bearer tokens from an OpenID Connect provider', ()
     expect((await call('DELETE', `/todos/${todoId}`, reader)).status).toBe(403)
     expect((await call('DELETE', `/todos/${todoId}`, writer)).status).toBe(204)
     // The scope is per resource: members:write does not write todos.
-    const membersWriter = await provider.token('members:write')
+    const membersWriter = await suite.provider.token('members:write')
     expect((await call('POST', '/todos', membersWriter, { todoTitle: 'x' })).status).toBe(403)
   })
 
   it('refuses expired tokens past a 30 s clock allowance, and those of another issuer or audience', async () => {
     const now = Math.floor(Date.now() / 1000)
     expectRefused(
-      await call('GET', '/todos', await provider.token('todos:read', { expiresIn: now - 60 })),
+      await call(
+        'GET',
+        '/todos',
+        await suite.provider.token('todos:read', { expiresIn: now - 60 }),
+      ),
       invalid('The token has expired'),
     )
     expect(
-      (await call('GET', '/todos', await provider.token('todos:read', { expiresIn: now - 10 })))
-        .status,
+      (
+        await call(
+          'GET',
+          '/todos',
+          await suite.provider.token('todos:read', { expiresIn: now - 10 }),
+        )
+      ).status,
     ).toBe(200)
-    const otherIssuer = await provider.token('todos:read', {
+    const otherIssuer = await suite.provider.token('todos:read', {
       claims: { iss: 'https://evil.example/' },
     })
     expectRefused(
       await call('GET', '/todos', otherIssuer),
       invalid('The token is not for this issuer, audience or time'),
     )
-    const otherAudience = await provider.token('todos:read', { claims: { aud: 'another-api' } })
+    const otherAudience = await suite.provider.token('todos:read', {
+      claims: { aud: 'another-api' },
+    })
     expectRefused(
       await call('GET', '/todos', otherAudience),
       invalid('The token is not for this issuer, audience or time'),
@@ -125,19 +139,19 @@ describe('authentication with bearer tokens from an OpenID Connect provider', ()
 
   it('refuses forged tokens: another key, alg none, HMAC keyed with the public key, garbage', async () => {
     expectRefused(
-      await call('GET', '/todos', await provider.tokenOfAnotherKey('todos:read')),
+      await call('GET', '/todos', await suite.provider.tokenOfAnotherKey('todos:read')),
       invalid('The signature does not verify'),
     )
     expectRefused(
-      await call('GET', '/todos', provider.unsignedToken('todos:read')),
+      await call('GET', '/todos', suite.provider.unsignedToken('todos:read')),
       invalid('The signing algorithm is not accepted'),
     )
     expectRefused(
-      await call('GET', '/todos', await provider.hmacWithPublicKey('todos:read')),
+      await call('GET', '/todos', await suite.provider.hmacWithPublicKey('todos:read')),
       invalid('The signing algorithm is not accepted'),
     )
     expectRefused(await call('GET', '/todos', 'not.a.jwt'), invalid('The token is malformed'))
-    const basic = await server.request('GET', '/api/v1/todos', {
+    const basic = await suite.server.request('GET', '/api/v1/todos', {
       headers: { authorization: 'Basic dXNlcjpwYXNz' },
     })
     expectRefused(basic, 'Bearer realm="api"')
@@ -145,35 +159,35 @@ describe('authentication with bearer tokens from an OpenID Connect provider', ()
 
   it('follows a key rotation, fetching the key set at most once per cooldown for unknown keys', async () => {
     await pause(COOLDOWN_MS)
-    const before = provider.fetches
+    const before = suite.provider.fetches
     const started = Date.now()
     for (let index = 0; index < 30; index += 1) {
-      const made_up = await provider.token('todos:read', { kid: randomUUID() })
+      const made_up = await suite.provider.token('todos:read', { kid: randomUUID() })
       expect((await call('GET', '/todos', made_up)).status).toBe(401)
     }
     const allowed = 1 + Math.ceil((Date.now() - started) / COOLDOWN_MS)
-    expect(provider.fetches - before).toBeLessThanOrEqual(allowed)
+    expect(suite.provider.fetches - before).toBeLessThanOrEqual(allowed)
 
-    const old = await provider.token('todos:read')
-    await provider.rotate()
+    const old = await suite.provider.token('todos:read')
+    await suite.provider.rotate()
     await pause(COOLDOWN_MS)
-    expect((await call('GET', '/todos', await provider.token('todos:read'))).status).toBe(200)
+    expect((await call('GET', '/todos', await suite.provider.token('todos:read'))).status).toBe(200)
     // The refetched key set no longer has the old key.
     expect((await call('GET', '/todos', old)).status).toBe(401)
   })
 
   it('leaves health, metrics, the docs page, the OpenAPI document and OPTIONS open', async () => {
-    expect((await server.request('GET', '/health/ready')).status).toBe(200)
-    expect((await server.request('GET', '/health/live')).status).toBe(200)
-    expect((await server.request('GET', '/metrics')).status).toBe(200)
-    expect((await server.request('GET', '/api/docs/', { contract: false })).status).toBe(200)
-    expect((await server.request('OPTIONS', '/api/v1/todos')).status).toBe(200)
-    const document = await server.request('GET', '/api/v1/openapi.json')
+    expect((await suite.server.request('GET', '/health/ready')).status).toBe(200)
+    expect((await suite.server.request('GET', '/health/live')).status).toBe(200)
+    expect((await suite.server.request('GET', '/metrics')).status).toBe(200)
+    expect((await suite.server.request('GET', '/api/docs/', { contract: false })).status).toBe(200)
+    expect((await suite.server.request('OPTIONS', '/api/v1/todos')).status).toBe(200)
+    const document = await suite.server.request('GET', '/api/v1/openapi.json')
     expect(document.status).toBe(200)
   })
 
   it('declares the bearer scheme and each operation’s scope in the OpenAPI document', async () => {
-    const document = (await server.request('GET', '/api/v1/openapi.json')).body as {
+    const document = (await suite.server.request('GET', '/api/v1/openapi.json')).body as {
       components: { securitySchemes: Record<string, { type: string; scheme: string }> }
       paths: Record<
         string,
@@ -205,27 +219,14 @@ describe('authentication with bearer tokens from an OpenID Connect provider', ()
 })
 
 describe('authentication when the provider does not answer', () => {
-  let provider: IdentityProvider
-  let database: IsolatedDatabase
-  let server: TestServer
-
-  beforeAll(async () => {
-    provider = await startIdentityProvider()
-    database = await SQLITE_TARGET.create()
-    server = await startServer(database.config, authSettings(provider))
-  })
-  afterAll(async () => {
-    await server?.close()
-    await provider?.stop()
-    await database?.drop()
-  })
+  const suite = authenticatedServerPerSuite()
 
   const read = async (token: string) =>
-    server.request('GET', '/api/v1/todos', { headers: { authorization: `Bearer ${token}` } })
+    suite.server.request('GET', '/api/v1/todos', { headers: { authorization: `Bearer ${token}` } })
 
   it('fails closed with 503 e.ex.fw.9004 while the keys cannot be fetched, and keeps using keys it has', async () => {
-    const known = await provider.token('todos:read')
-    await provider.stop()
+    const known = await suite.provider.token('todos:read')
+    await suite.provider.stop()
     // No key fetched yet: nothing can be verified.
     const refused = await read(known)
     expect(refused.status).toBe(503)
@@ -233,13 +234,15 @@ describe('authentication when the provider does not answer', () => {
       code: 'e.ex.fw.9004',
       message: 'Authentication is unavailable: the identity provider does not answer.',
     })
-    await provider.start()
+    await suite.provider.start()
     expect((await read(known)).status).toBe(200)
     // Down again: the fetched key still verifies its tokens; an unknown key cannot be looked up.
-    await provider.stop()
-    expect((await read(await provider.token('todos:read'))).status).toBe(200)
+    await suite.provider.stop()
+    expect((await read(await suite.provider.token('todos:read'))).status).toBe(200)
     await pause(COOLDOWN_MS)
-    expect((await read(await provider.token('todos:read', { kid: randomUUID() }))).status).toBe(503)
-    await provider.start()
+    expect(
+      (await read(await suite.provider.token('todos:read', { kid: randomUUID() }))).status,
+    ).toBe(503)
+    await suite.provider.start()
   })
 })

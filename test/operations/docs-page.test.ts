@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type BrowserContext, chromium, type Page } from 'playwright-core'
+import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DOCS_CSP } from '../../src/api/openapi/docs-page.js'
 import { DATABASES, type DatabaseTarget, type IsolatedDatabase } from '../helpers/databases.js'
@@ -68,6 +68,16 @@ function renderedOperations(page: Page): Promise<string[]> {
   )
 }
 
+/** Presses "Execute" in the operation block; the page's own request to GET /api/v1/todos answers. */
+async function execute(page: Page, block: Locator, baseUrl: string) {
+  const answered = page.waitForResponse(
+    (response) =>
+      response.url() === `${baseUrl}/api/v1/todos` && response.request().method() === 'GET',
+  )
+  await block.locator('button.execute').click()
+  return answered
+}
+
 /** Opens GET /api/v1/todos, presses "Try it out" and "Execute"; the page's own request answers. */
 async function tryListingTodos(page: Page, baseUrl: string) {
   const block = page.locator('.opblock.opblock-get', {
@@ -77,12 +87,7 @@ async function tryListingTodos(page: Page, baseUrl: string) {
   await block.locator('.opblock-summary').first().click()
   const tryItOut = block.locator('button.try-out__btn', { hasText: 'Try it out' })
   if (await tryItOut.isVisible()) await tryItOut.click()
-  const answered = page.waitForResponse(
-    (response) =>
-      response.url() === `${baseUrl}/api/v1/todos` && response.request().method() === 'GET',
-  )
-  await block.locator('button.execute').click()
-  return { block, response: await answered }
+  return { block, response: await execute(page, block, baseUrl) }
 }
 
 async function launch(userDataDir: string): Promise<BrowserContext> {
@@ -242,13 +247,7 @@ describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium with authentication on', (
       await page.screenshot({ path: AUTHORIZE_SCREENSHOT })
       await dialog.locator('button.btn-done').click()
 
-      const answered = page.waitForResponse(
-        (response) =>
-          response.url() === `${server.baseUrl}/api/v1/todos` &&
-          response.request().method() === 'GET',
-      )
-      await refused.block.locator('button.execute').click()
-      const response = await answered
+      const response = await execute(page, refused.block, server.baseUrl)
       expect(response.status()).toBe(200)
       expect((await response.request().allHeaders()).authorization).toMatch(/^Bearer ey/)
       expect(pageErrors).toEqual([])

@@ -1,6 +1,7 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely'
+import type { Dialect, QueryResult } from 'kysely'
 import type { DialectProfile } from './dialect.js'
+import { wrappedDialect } from './wrapped-dialect.js'
 
 const tracer = trace.getTracer('todo-member-api/database')
 
@@ -45,37 +46,5 @@ export function tracingQueries(dialect: Dialect, profile: DialectProfile): Diale
       },
     )
 
-  class TracedConnection implements DatabaseConnection {
-    constructor(readonly inner: DatabaseConnection) {}
-    executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-      return traced(query.sql, () => this.inner.executeQuery<R>(query))
-    }
-    streamQuery<R>(
-      query: CompiledQuery,
-      chunkSize?: number,
-    ): AsyncIterableIterator<QueryResult<R>> {
-      return this.inner.streamQuery<R>(query, chunkSize)
-    }
-  }
-
-  const unwrap = (connection: DatabaseConnection) =>
-    connection instanceof TracedConnection ? connection.inner : connection
-
-  const driver = (inner: Driver): Driver => ({
-    init: () => inner.init(),
-    acquireConnection: async () => new TracedConnection(await inner.acquireConnection()),
-    beginTransaction: (connection, settings) =>
-      inner.beginTransaction(unwrap(connection), settings),
-    commitTransaction: (connection) => inner.commitTransaction(unwrap(connection)),
-    rollbackTransaction: (connection) => inner.rollbackTransaction(unwrap(connection)),
-    releaseConnection: (connection) => inner.releaseConnection(unwrap(connection)),
-    destroy: () => inner.destroy(),
-  })
-
-  return {
-    createAdapter: () => dialect.createAdapter(),
-    createDriver: () => driver(dialect.createDriver()),
-    createIntrospector: (db) => dialect.createIntrospector(db),
-    createQueryCompiler: () => dialect.createQueryCompiler(),
-  }
+  return wrappedDialect(dialect, { query: (query, run) => traced(query.sql, run) })
 }

@@ -1,13 +1,7 @@
-import type {
-  CompiledQuery,
-  DatabaseConnection,
-  Dialect,
-  Driver,
-  QueryResult,
-  TransactionSettings,
-} from 'kysely'
+import type { Dialect } from 'kysely'
 import { DataAccessError, DomainError } from '../../domain/common/errors.js'
 import type { DialectProfile } from './dialect.js'
+import { wrappedDialect } from './wrapped-dialect.js'
 
 /** A write broke a unique index; repositories turn it into the domain's own conflict. */
 export class UniqueViolationError extends DataAccessError {
@@ -40,51 +34,5 @@ export function translatingErrors(dialect: Dialect, profile: DialectProfile): Di
     }
   }
 
-  class TranslatingConnection implements DatabaseConnection {
-    constructor(readonly inner: DatabaseConnection) {}
-    executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-      return guard(() => this.inner.executeQuery<R>(query))
-    }
-    streamQuery<R>(
-      query: CompiledQuery,
-      chunkSize?: number,
-    ): AsyncIterableIterator<QueryResult<R>> {
-      return this.inner.streamQuery<R>(query, chunkSize)
-    }
-  }
-
-  const unwrap = (connection: DatabaseConnection) =>
-    connection instanceof TranslatingConnection ? connection.inner : connection
-
-  class TranslatingDriver implements Driver {
-    constructor(readonly inner: Driver) {}
-    init() {
-      return guard(() => this.inner.init())
-    }
-    async acquireConnection() {
-      return new TranslatingConnection(await guard(() => this.inner.acquireConnection()))
-    }
-    beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
-      return guard(() => this.inner.beginTransaction(unwrap(connection), settings))
-    }
-    commitTransaction(connection: DatabaseConnection) {
-      return guard(() => this.inner.commitTransaction(unwrap(connection)))
-    }
-    rollbackTransaction(connection: DatabaseConnection) {
-      return guard(() => this.inner.rollbackTransaction(unwrap(connection)))
-    }
-    releaseConnection(connection: DatabaseConnection) {
-      return this.inner.releaseConnection(unwrap(connection))
-    }
-    destroy() {
-      return this.inner.destroy()
-    }
-  }
-
-  return {
-    createAdapter: () => dialect.createAdapter(),
-    createDriver: () => new TranslatingDriver(dialect.createDriver()),
-    createIntrospector: (db) => dialect.createIntrospector(db),
-    createQueryCompiler: () => dialect.createQueryCompiler(),
-  }
+  return wrappedDialect(dialect, { query: (_query, run) => guard(run), call: guard })
 }

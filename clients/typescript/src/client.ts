@@ -173,8 +173,7 @@ export function memberUpdateFrom(
     memberId: member.memberId,
     firstName: member.firstName,
     lastName: member.lastName,
-    // A Member's genderCode is any string in the document; an update's is the code list.
-    genderCode: member.genderCode as MemberUpdate['genderCode'],
+    genderCode: member.genderCode,
     dateOfBirth: member.dateOfBirth,
     emailAddress: member.emailAddress,
     telephoneNumber: member.telephoneNumber,

@@ -8,7 +8,6 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
@@ -19,6 +18,7 @@ import { hashPassword } from '../src/infra/crypto/argon2.js'
 import { createDatabase } from '../src/infra/db/create-database.js'
 import { startIdentityProvider } from '../test/helpers/identity-provider.js'
 import { startOtlpReceiver } from '../test/helpers/otlp-receiver.js'
+import { freePort } from '../test/helpers/ports.js'
 import { startRedis } from '../test/helpers/redis.js'
 import { loadMembers, memberIdOf, SEARCH_COHORT, SEARCH_PREFIX } from './load-members.js'
 
@@ -113,15 +113,6 @@ const children: ChildProcess[] = []
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL')
 })
-
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
-}
 
 async function answersAt(url: string, deadline: number): Promise<void> {
   while (performance.now() < deadline) {

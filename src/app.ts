@@ -180,8 +180,10 @@ export async function buildApp(
     await installJsonStages(health)
     await health.register(healthRoutes, {
       ping: database.ping,
-      pingReplica: database.pingReplica,
-      rateLimitStoreUp: rateLimitStore?.isUp,
+      degradable: {
+        ...(database.pingReplica && { replica: database.pingReplica }),
+        ...(rateLimitStore && { rateLimit: rateLimitStore.ping }),
+      },
       readyTimeoutMs: config.readyTimeoutMs,
     })
   })

@@ -141,8 +141,12 @@ function checkOptionsForPooler(url: string): void {
   }
 }
 
-function optionalUrl(raw: string): string | undefined {
-  if (raw === '') return undefined
+/** A setting whose empty value means "not set". */
+function optional<T>(parse: (raw: string) => T) {
+  return (raw: string): T | undefined => (raw === '' ? undefined : parse(raw))
+}
+
+function httpUrl(raw: string): string {
   let url: URL
   try {
     url = new URL(raw)
@@ -196,8 +200,7 @@ function authConfig(env: Env): AuthConfig | undefined {
 
 const WINDOWS: Readonly<Record<string, number>> = { second: 1000, minute: 60_000, hour: 3_600_000 }
 
-function rateLimit(raw: string): { max: number; windowMs: number } | undefined {
-  if (raw === '') return undefined
+function rateLimit(raw: string): { max: number; windowMs: number } {
   const [, count, unit] = /^(\d+)\/(second|minute|hour)$/.exec(raw) ?? []
   const max = Number(count)
   if (!unit || !Number.isSafeInteger(max) || max < 1) {
@@ -277,12 +280,12 @@ export const SETTINGS = {
     default: '',
     description:
       'Unset: every read from DATABASE_URL. postgres://… of a streaming replica: member search and the todo list read from it (a little behind the primary), falling back to the primary while it fails.',
-    parse: (raw: string): string | undefined => {
-      if (raw === '') return undefined
-      if (!/^postgres(ql)?:\/\//.test(raw))
+    parse: optional((raw: string): string => {
+      const replica = databaseUrl(raw)
+      if (replica.kind !== 'postgres')
         throw new ConfigError('must start with postgres:// or postgresql://')
-      return postgresUrl(raw)
-    },
+      return replica.url
+    }),
   },
   dbPoolMax: {
     name: 'DB_POOL_MAX',
@@ -388,7 +391,7 @@ export const SETTINGS = {
     default: '',
     description:
       'Unset: /metrics is served on PORT. A port number: only there (on HOST), e.g. one the load balancer does not expose (0 picks a free port).',
-    parse: (raw: string): number | undefined => (raw === '' ? undefined : integer(0, 65535)(raw)),
+    parse: optional(integer(0, 65535)),
   },
   corsOrigins: {
     name: 'CORS_ORIGINS',
@@ -402,20 +405,20 @@ export const SETTINGS = {
     default: '',
     description:
       'With AUTH_ISSUER and AUTH_AUDIENCE (all three or none): the JSON Web Key Set of the OpenID Connect provider; /api/v1 then needs Authorization: Bearer <JWT> with the scopes of the operation.',
-    parse: optionalUrl,
+    parse: optional(httpUrl),
   },
   authIssuer: {
     name: 'AUTH_ISSUER',
     default: '',
     description: 'The issuer (iss) every token must name, e.g. https://login.example.com/.',
-    parse: (raw: string) => raw || undefined,
+    parse: optional((raw: string) => raw),
   },
   authAudience: {
     name: 'AUTH_AUDIENCE',
     default: '',
     description:
       "The audience (aud) every token must include: this API's identifier at the provider.",
-    parse: (raw: string) => raw || undefined,
+    parse: optional((raw: string) => raw),
   },
   authJwksCooldownMs: {
     name: 'AUTH_JWKS_COOLDOWN',
@@ -429,25 +432,24 @@ export const SETTINGS = {
     default: '',
     description:
       'Unset: no limit. N/second, N/minute or N/hour: at most N requests to /api/v1 per client (the token subject when authenticated, else the client address as TRUST_PROXY defines it); more get 429 e.ex.fw.6006 with Retry-After.',
-    parse: rateLimit,
+    parse: optional(rateLimit),
   },
   redisUrl: {
     name: 'REDIS_URL',
     default: '',
     description:
       'redis://host:6379 to share the RATE_LIMIT counters between instances; unset: each instance counts alone. While Redis is unreachable requests are served unlimited (fail open), and /health/ready says so.',
-    parse: (raw: string): string | undefined => {
-      if (raw === '') return undefined
+    parse: optional((raw: string): string => {
       if (!/^rediss?:\/\//.test(raw)) throw new ConfigError('must start with redis:// or rediss://')
       return raw
-    },
+    }),
   },
   otlpEndpoint: {
     name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
     default: '',
     description:
       "Unset: no tracing. The OTLP endpoint (e.g. http://collector:4318) to send OpenTelemetry traces to; the SDK's other standard variables (OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, OTEL_EXPORTER_OTLP_PROTOCOL, …) apply as documented by OpenTelemetry.",
-    parse: optionalUrl,
+    parse: optional(httpUrl),
   },
 } as const satisfies Record<string, Setting<unknown>>
 
@@ -471,6 +473,9 @@ export function loadConfig(env: Env = process.env): Config {
   const readUrl = read(SETTINGS.databaseReadUrl, env)
   if (readUrl !== undefined && database.kind !== 'postgres') {
     throw new ConfigError('DATABASE_READ_URL needs a PostgreSQL DATABASE_URL (a replica of it)')
+  }
+  if (pooler === 'transaction' && database.kind !== 'postgres') {
+    throw new ConfigError('DB_POOLER=transaction needs a PostgreSQL DATABASE_URL')
   }
   if (database.kind === 'postgres' && pooler === 'transaction') {
     for (const url of [database.url, readUrl]) if (url) checkOptionsForPooler(url)

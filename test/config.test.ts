@@ -177,6 +177,9 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://u@replica/app' })).toThrow(
       'DATABASE_READ_URL needs a PostgreSQL DATABASE_URL (a replica of it)',
     )
+    expect(() => loadConfig({ DB_POOLER: 'transaction' })).toThrow(
+      'DB_POOLER=transaction needs a PostgreSQL DATABASE_URL',
+    )
     const withOptions = (options: string) => ({
       DATABASE_URL: `postgres://u@db/app?options=${encodeURIComponent(options)}`,
       DB_POOLER: 'transaction',

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type IsolatedDatabase, SQLITE_TARGET } from '../helpers/databases.js'
 import { type IdentityProvider, startIdentityProvider } from '../helpers/identity-provider.js'
@@ -13,8 +14,6 @@ const authSettings = (provider: IdentityProvider) => ({
   AUTH_AUDIENCE: provider.audience,
   AUTH_JWKS_COOLDOWN: String(COOLDOWN_MS),
 })
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** A stand-in provider and a server that trusts it, for the enclosing describe block. */
 function authenticatedServerPerSuite() {
@@ -69,6 +68,12 @@ describe('authentication with bearer tokens from an OpenID Connect provider', ()
       code: 'e.ex.fw.6004',
       message: 'Authentication required: a valid bearer token.',
     })
+    // Checked before the body is read: a body that is not even JSON is still 401.
+    const unread = await suite.server.request('POST', '/api/v1/todos', {
+      headers: { 'content-type': 'application/json' },
+      body: '{"todoTitle": ',
+    })
+    expectRefused(unread, 'Bearer realm="api"')
     const other = await call('GET', '/members', undefined, undefined, 'ja')
     expect((other.body as { message: string }).message).toBe(
       '認証が必要です。有効なベアラートークンを指定してください。',
@@ -95,6 +100,12 @@ describe('authentication with bearer tokens from an OpenID Connect provider', ()
     expect(created.status).toBe(201)
     const todoId = (created.body as { todoId: string }).todoId
     expect((await call('HEAD', `/todos/${todoId}`, reader)).status).toBe(200)
+    expect((await call('HEAD', `/todos/${todoId}`)).status).toBe(401)
+    // A list of scopes, as some providers send the claim, and extra spaces, count too.
+    const listed = await suite.provider.token('', { claims: { scope: ['todos:write'] } })
+    expect((await call('POST', '/todos', listed, { todoTitle: 'Listed' })).status).toBe(201)
+    const spaced = await suite.provider.token('  members:read   todos:write ')
+    expect((await call('POST', '/todos', spaced, { todoTitle: 'Spaced' })).status).toBe(201)
     expect((await call('DELETE', `/todos/${todoId}`, reader)).status).toBe(403)
     expect((await call('DELETE', `/todos/${todoId}`, writer)).status).toBe(204)
     // The scope is per resource: members:write does not write todos.
@@ -158,7 +169,7 @@ describe('authentication with bearer tokens from an OpenID Connect provider', ()
   })
 
   it('follows a key rotation, fetching the key set at most once per cooldown for unknown keys', async () => {
-    await pause(COOLDOWN_MS)
+    await sleep(COOLDOWN_MS)
     const before = suite.provider.fetches
     const started = Date.now()
     for (let index = 0; index < 30; index += 1) {
@@ -170,7 +181,7 @@ describe('authentication with bearer tokens from an OpenID Connect provider', ()
 
     const old = await suite.provider.token('todos:read')
     await suite.provider.rotate()
-    await pause(COOLDOWN_MS)
+    await sleep(COOLDOWN_MS)
     expect((await call('GET', '/todos', await suite.provider.token('todos:read'))).status).toBe(200)
     // The refetched key set no longer has the old key.
     expect((await call('GET', '/todos', old)).status).toBe(401)
@@ -239,7 +250,7 @@ describe('authentication when the provider does not answer', () => {
     // Down again: the fetched key still verifies its tokens; an unknown key cannot be looked up.
     await suite.provider.stop()
     expect((await read(await suite.provider.token('todos:read'))).status).toBe(200)
-    await pause(COOLDOWN_MS)
+    await sleep(COOLDOWN_MS)
     expect(
       (await read(await suite.provider.token('todos:read', { kid: randomUUID() }))).status,
     ).toBe(503)

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type IsolatedDatabase, SQLITE_TARGET } from '../helpers/databases.js'
 import type { HttpResponse } from '../helpers/http.js'
@@ -8,6 +9,8 @@ import { startServer, type TestServer } from '../helpers/server.js'
 if (!HAS_REDIS) console.log('Rate limit suites with Redis: SKIPPED, no /usr/bin/redis-server')
 
 const JSON_TYPE = 'application/json;charset=UTF-8'
+const UNREACHABLE =
+  'rate limit counters: Redis unreachable, requests are served without a shared limit'
 
 const listTodos = (server: TestServer, headers: Record<string, string> = {}) =>
   server.request('GET', '/api/v1/todos', { headers })
@@ -72,6 +75,7 @@ describe('rate limit (RATE_LIMIT) in one instance', () => {
     // Health, metrics and the docs page are not the API: never limited.
     expect((await limited.request('GET', '/health/ready')).status).toBe(200)
     expect((await limited.request('GET', '/metrics')).status).toBe(200)
+    expect((await limited.request('GET', '/api/docs/', { contract: false })).status).toBe(200)
   })
 
   it('counts an authenticated client by its token subject', async () => {
@@ -86,6 +90,14 @@ describe('rate limit (RATE_LIMIT) in one instance', () => {
     expect(await statuses([authenticated], 3, bob)).toEqual([200, 200, 200])
     expectOverLimit(await listTodos(authenticated, alice), 3)
     expectOverLimit(await listTodos(authenticated, bob), 3)
+    // Refused by authentication first, these do not count: a token without a subject is
+    // counted by its address, which still has its whole budget afterwards.
+    expect(await statuses([authenticated], 4)).toEqual([401, 401, 401, 401])
+    const anonymous = {
+      authorization: `Bearer ${await provider.token('todos:read', { claims: { sub: undefined } })}`,
+    }
+    expect(await statuses([authenticated], 3, anonymous)).toEqual([200, 200, 200])
+    expectOverLimit(await listTodos(authenticated, anonymous), 3)
   })
 
   it('documents 429 with its headers on the API operations', async () => {
@@ -146,14 +158,12 @@ describe.skipIf(!HAS_REDIS)('rate limit shared through Redis (REDIS_URL)', () =>
     })
     const metrics = await a.request('GET', '/metrics')
     expect(metrics.text).toMatch(/^rate_limit_store_up 0$/m)
-    expect(
-      a.logs.some(
-        (line) =>
-          line.msg ===
-          'rate limit counters: Redis unreachable, requests are served without a shared limit',
-      ),
-    ).toBe(true)
+    expect(a.logs.some((line) => line.msg === UNREACHABLE)).toBe(true)
 
+    // Said once per instance and outage, however many requests met it.
+    for (const server of [a, b]) {
+      expect(server.logs.filter((line) => line.msg === UNREACHABLE)).toHaveLength(1)
+    }
     await redis.start()
     const deadline = Date.now() + 10_000
     while (
@@ -161,9 +171,13 @@ describe.skipIf(!HAS_REDIS)('rate limit shared through Redis (REDIS_URL)', () =>
       (await ready(b)).checks?.rateLimit !== 'UP'
     ) {
       if (Date.now() > deadline) throw new Error('the instances did not reconnect to Redis')
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      await sleep(100)
     }
     expect((await a.request('GET', '/metrics')).text).toMatch(/^rate_limit_store_up 1$/m)
+    // Connected at start, and again now.
+    expect(
+      a.logs.filter((line) => line.msg === 'rate limit counters: Redis connected'),
+    ).toHaveLength(2)
     // A new Redis (nothing kept on disk) counts from zero again, for both instances.
     expect(await statuses([a, b], 6)).toEqual([200, 200, 200, 200, 200, 200])
     expectOverLimit(await listTodos(b), 6)

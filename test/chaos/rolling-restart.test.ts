@@ -1,8 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { Agent, request as httpRequest } from 'node:http'
+import { Agent } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type IsolatedDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
+import { type HttpResponse, http } from '../helpers/http.js'
 import { freePort } from '../helpers/ports.js'
 import {
   buildBundleIfStale,
@@ -48,51 +49,13 @@ const CHECK = { inter: '200ms', fall: '2', rise: '2' }
 const DRAIN_MS = Number(process.env.ROLLING_DRAIN_MS ?? 1500)
 const RUN = randomBytes(3).toString('hex')
 
-interface Answer {
-  readonly status: number
-  readonly body: unknown
-}
-
 /** One request through the balancer on a keep-alive connection, as a client would send it. */
-function send(
-  agent: Agent,
-  port: number,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<Answer> {
-  const payload = body === undefined ? undefined : JSON.stringify(body)
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        agent,
-        headers: payload ? { 'content-type': 'application/json' } : {},
-      },
-      (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8')
-          let parsed: unknown
-          try {
-            parsed = text === '' ? undefined : JSON.parse(text)
-          } catch {
-            parsed = text
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed })
-        })
-        res.on('error', reject)
-      },
-    )
-    req.setTimeout(15_000, () => req.destroy(new Error('no answer within 15 s')))
-    req.on('error', reject)
-    req.end(payload)
+const send = (agent: Agent, port: number, method: string, path: string, body?: unknown) =>
+  http(`http://127.0.0.1:${port}`, method, path, {
+    agent,
+    timeoutMs: 15_000,
+    ...(body !== undefined && { body }),
   })
-}
 
 interface LoadFigures {
   requests: number
@@ -178,7 +141,7 @@ describe.skipIf(!available)('Rolling restart behind HAProxy on postgres', () => 
         const kind = step % 5
         const started = performance.now()
         let expected = 200
-        let answer: Answer
+        let answer: HttpResponse
         try {
           if (kind === 0) {
             expected = 201
@@ -214,7 +177,7 @@ describe.skipIf(!available)('Rolling restart behind HAProxy on postgres', () => 
         figures.longestMs = Math.max(figures.longestMs, performance.now() - started)
         if (answer.status >= 500) figures.serverErrors += 1
         if (answer.status !== expected) {
-          figures.failures.push(`kind ${kind}: ${answer.status} ${JSON.stringify(answer.body)}`)
+          figures.failures.push(`kind ${kind}: ${answer.status} ${answer.text}`)
         }
       }
     }

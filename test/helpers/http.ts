@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
+import { type Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 
 export interface HttpResponse {
   readonly status: number
@@ -17,6 +17,10 @@ export interface HttpOptions {
    * request that deliberately breaks HTTP itself; the server answers any other within it.
    */
   readonly contract?: false
+  /** The connection pool to send on (Node's global agent when absent). */
+  readonly agent?: Agent
+  /** Fails the request when no answer has come by then. */
+  readonly timeoutMs?: number
 }
 
 /**
@@ -40,21 +44,30 @@ export function http(
   // Node's client frames no body of GET/HEAD/DELETE/OPTIONS by itself; say its length.
   if (payload !== undefined) headers['content-length'] ??= Buffer.byteLength(payload)
   return new Promise((resolve, reject) => {
-    const req = httpRequest(new URL(path, baseUrl), { method, headers }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (chunk: Buffer) => chunks.push(chunk))
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8')
-        let body: unknown
-        try {
-          body = text === '' ? undefined : JSON.parse(text)
-        } catch {
-          body = undefined
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body })
-      })
-      res.on('error', reject)
-    })
+    const { agent } = options
+    const req = httpRequest(
+      new URL(path, baseUrl),
+      { method, headers, ...(agent && { agent }) },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8')
+          let body: unknown
+          try {
+            body = text === '' ? undefined : JSON.parse(text)
+          } catch {
+            body = undefined
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body })
+        })
+        res.on('error', reject)
+      },
+    )
+    if (options.timeoutMs !== undefined) {
+      const ms = options.timeoutMs
+      req.setTimeout(ms, () => req.destroy(new Error(`no answer within ${ms} ms`)))
+    }
     req.on('error', reject)
     req.end(payload)
   })

@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { freePort } from './ports.js'
 
@@ -78,7 +79,7 @@ export async function startPgBouncer(directUrl: string): Promise<RunningPgBounce
         await stop()
         throw new Error(`PgBouncer did not start: ${String(error)}\n${output.join('')}`)
       }
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      await sleep(100)
     }
   }
   return { url: url.toString(), version, stop }

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { connect } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { freePort } from './ports.js'
 
 export const REDIS_SERVER = '/usr/bin/redis-server'
@@ -36,7 +37,7 @@ export async function startRedis(): Promise<TestRedis> {
     )
     for (let attempt = 0; !(await answers(port)); attempt += 1) {
       if (attempt > 100) throw new Error(`redis-server did not start on ${port}`)
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      await sleep(50)
     }
   }
   const stop = async () => {

@@ -90,39 +90,43 @@ async function tryListingTodos(page: Page, baseUrl: string) {
   return { block, response: await execute(page, block, baseUrl) }
 }
 
-async function launch(userDataDir: string): Promise<BrowserContext> {
-  return chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: BROWSER_ARGS,
-    viewport: { width: 1280, height: 900 },
-  })
-}
-
-describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium on sqlite', () => {
-  const suite = serverPerSuite(SQLITE)
+/** A headless Chromium with a profile of its own, for the enclosing describe block. */
+function browserPerSuite() {
   let userDataDir: string | undefined
   let context: BrowserContext | undefined
-
   beforeAll(async () => {
     userDataDir = mkdtempSync(join(tmpdir(), 'docs-page-chromium-'))
-    context = await launch(userDataDir)
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: BROWSER_ARGS,
+      viewport: { width: 1280, height: 900 },
+    })
   }, 30_000)
-
   afterAll(async () => {
     await context?.close()
     if (userDataDir) rmSync(userDataDir, { recursive: true, force: true })
   })
+  return {
+    newPage: (): Promise<Page> => {
+      if (!context) throw new Error('Chromium did not start')
+      return context.newPage()
+    },
+  }
+}
+
+describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium on sqlite', () => {
+  const suite = serverPerSuite(SQLITE)
+  const browser = browserPerSuite()
 
   it('renders every endpoint and runs "Try it out" against the live server', async () => {
-    if (!context) throw new Error('Chromium did not start')
     const { server } = suite
     const created = await server.request('POST', '/api/v1/todos', {
       body: { todoTitle: 'Seen from Swagger UI' },
     })
     expect(created.status).toBe(201)
 
-    const page = await context.newPage()
+    const page = await browser.newPage()
     const pageErrors: string[] = []
     page.on('pageerror', (error) => pageErrors.push(error.message))
     const blocked: string[] = []
@@ -200,8 +204,7 @@ describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium with authentication on', (
   let provider: IdentityProvider
   let database: IsolatedDatabase
   let server: TestServer
-  let userDataDir: string | undefined
-  let context: BrowserContext | undefined
+  const browser = browserPerSuite()
 
   beforeAll(async () => {
     provider = await startIdentityProvider()
@@ -211,21 +214,16 @@ describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium with authentication on', (
       AUTH_ISSUER: provider.issuer,
       AUTH_AUDIENCE: provider.audience,
     })
-    userDataDir = mkdtempSync(join(tmpdir(), 'docs-page-chromium-'))
-    context = await launch(userDataDir)
-  }, 30_000)
+  })
 
   afterAll(async () => {
-    await context?.close()
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true })
     await server?.close()
     await provider?.stop()
     await database?.drop()
   })
 
   it('takes a pasted bearer token under "Authorize" and sends it with "Try it out"', async () => {
-    if (!context) throw new Error('Chromium did not start')
-    const page = await context.newPage()
+    const page = await browser.newPage()
     const pageErrors: string[] = []
     page.on('pageerror', (error) => pageErrors.push(error.message))
     try {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REPLICA_RETRY_AFTER_MS } from '../../src/infra/db/replica-reads.js'
 import { type IsolatedDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
@@ -22,7 +23,7 @@ async function eventually(check: () => Promise<boolean>, what: string, timeoutMs
   const deadline = Date.now() + timeoutMs
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await sleep(100)
   }
 }
 
@@ -154,7 +155,7 @@ describe.skipIf(!available)('A read replica for searches on postgres', () => {
     expect(ready.body).toEqual({ status: 'UP', checks: { database: 'UP', replica: 'UP' } })
     // After the pause, searches go to the replica again: with its replay paused, a new
     // member is not found there.
-    await new Promise((resolve) => setTimeout(resolve, REPLICA_RETRY_AFTER_MS))
+    await sleep(REPLICA_RETRY_AFTER_MS)
     await replica.pauseReplay()
     try {
       await createMember('Returned')

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 import { memberCreateBody } from '../helpers/members.js'
@@ -29,11 +30,11 @@ async function traceOf(
   for (;;) {
     const spans = receiver.spans.filter((span) => span.traceId === traceId)
     if (spans.some((span) => span.name === server)) {
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      await sleep(300)
       return receiver.spans.filter((span) => span.traceId === traceId)
     }
     if (Date.now() > deadline) throw new Error(`no span ${server} in trace ${traceId}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await sleep(50)
   }
 }
 
@@ -46,7 +47,7 @@ async function logLineOf(server: ServerProcess, track: string): Promise<Record<s
       .find((entry) => entry.msg === 'request completed' && entry.track === track)
     if (line) return line
     if (Date.now() > deadline) throw new Error(`no log line for ${track}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await sleep(20)
   }
 }
 

@@ -3,13 +3,22 @@ import type { FastifyBaseLogger } from 'fastify'
 import { Type } from 'typebox'
 import { described, probeErrorResponses } from '../common/responses.js'
 
+/** The log line of a degradable part that does not answer. */
+const DEGRADED_MESSAGES = {
+  replica: 'degraded: the read replica does not answer',
+  rateLimit: "degraded: the rate limit's Redis does not answer",
+} as const
+type Degradable = keyof typeof DEGRADED_MESSAGES
+
 export interface HealthRoutesOptions {
   /** Resolves when the database answers. */
   readonly ping: () => Promise<void>
-  /** Resolves when the read replica answers; undefined without one (DATABASE_READ_URL). */
-  readonly pingReplica?: (() => Promise<void>) | undefined
-  /** Whether the rate limit's Redis answers; undefined without one (REDIS_URL). */
-  readonly rateLimitStoreUp?: (() => boolean) | undefined
+  /**
+   * What the instance can serve without, each resolving when it answers: the read
+   * replica (DATABASE_READ_URL), the rate limit's Redis (REDIS_URL). Each configured one
+   * is reported UP or DEGRADED; none makes the instance unready.
+   */
+  readonly degradable?: Partial<Record<Degradable, () => Promise<void>>>
   readonly readyTimeoutMs: number
 }
 
@@ -58,23 +67,23 @@ function withinTimeout(work: Promise<void>, timeoutMs: number): Promise<void> {
  */
 export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (
   app,
-  { ping, pingReplica, rateLimitStoreUp, readyTimeoutMs },
+  { ping, degradable = {}, readyTimeoutMs },
 ) => {
-  const rateLimitCheck = () =>
-    rateLimitStoreUp
-      ? { rateLimit: rateLimitStoreUp() ? ('UP' as const) : ('DEGRADED' as const) }
-      : {}
-  /** The replica's state for the answer; a replica that fails is logged, never fatal. */
-  const replicaCheck = async (log: FastifyBaseLogger) => {
-    if (!pingReplica) return {}
-    try {
-      await withinTimeout(pingReplica(), readyTimeoutMs)
-      return { replica: 'UP' as const }
-    } catch (error) {
-      log.warn({ err: error }, 'degraded: the read replica does not answer')
-      return { replica: 'DEGRADED' as const }
-    }
-  }
+  /** Each degradable part's state; one that fails is logged, never fatal. */
+  const degradableChecks = async (log: FastifyBaseLogger) =>
+    Object.fromEntries(
+      await Promise.all(
+        Object.entries(degradable).map(async ([name, answers]) => {
+          try {
+            await withinTimeout(answers(), readyTimeoutMs)
+            return [name, 'UP' as const]
+          } catch (error) {
+            log.warn({ err: error }, DEGRADED_MESSAGES[name as Degradable])
+            return [name, 'DEGRADED' as const]
+          }
+        }),
+      ),
+    ) as Partial<Record<Degradable, 'UP' | 'DEGRADED'>>
 
   app.get(
     '/health/live',
@@ -98,7 +107,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
       schema: {
         operationId: 'checkReadiness',
         description:
-          "UP while the database answers within READY_TIMEOUT, else 503 DOWN: a load balancer's readiness check. A read replica that does not answer is reported DEGRADED and does not make the instance unready.",
+          "UP while the database answers within READY_TIMEOUT, else 503 DOWN: a load balancer's readiness check. A read replica or rate-limit Redis that does not answer is reported DEGRADED and does not make the instance unready.",
         tags: ['operations'],
         summary: 'The process is up and its database answers.',
         response: {
@@ -116,19 +125,19 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
         reply.code(503)
         return { status: 'DOWN' as const, checks: { shutdown: 'DRAINING' as const } }
       }
-      const replica = replicaCheck(request.log)
+      const degraded = degradableChecks(request.log)
       try {
         await withinTimeout(ping(), readyTimeoutMs)
         return {
           status: 'UP' as const,
-          checks: { database: 'UP' as const, ...(await replica), ...rateLimitCheck() },
+          checks: { database: 'UP' as const, ...(await degraded) },
         }
       } catch (error) {
         request.log.warn({ err: error }, 'not ready: the database does not answer')
         reply.code(503)
         return {
           status: 'DOWN' as const,
-          checks: { database: 'DOWN' as const, ...(await replica) },
+          checks: { database: 'DOWN' as const, ...(await degraded) },
         }
       }
     },

@@ -7,6 +7,10 @@ declare module 'fastify' {
     /** The verified token's `sub`, when authentication is on and the token has one. */
     authenticatedSubject: string | undefined
   }
+  interface FastifyContextConfig {
+    /** The scope the route needs, decided once when it is registered (authentication on). */
+    scope?: Scope
+  }
 }
 
 /** What a token's `scope` claim may grant, each for one resource and one kind of access. */
@@ -30,6 +34,12 @@ export function requiredScope(method: string, routeUrl: string): Scope | undefin
   const resource = RESOURCE.exec(routeUrl)?.[1] as 'todos' | 'members' | undefined
   if (resource === undefined || method === 'OPTIONS') return undefined
   return `${resource}:${READS.has(method) ? 'read' : 'write'}`
+}
+
+/** The `scope` claim: space-separated (RFC 8693), or, as some providers send it, a list. */
+function scopesOf(claim: unknown): readonly string[] {
+  if (typeof claim === 'string') return claim.split(/\s+/)
+  return Array.isArray(claim) ? claim.filter((scope) => typeof scope === 'string') : []
 }
 
 /** Asymmetric signatures only: `none`, and HMAC keyed with a public key, are refused. */
@@ -111,8 +121,12 @@ export async function requireBearerTokens(
     cooldownDuration: auth.jwksCooldownMs,
     timeoutDuration: JWKS_TIMEOUT_MS,
   })
+  context.addHook('onRoute', (route) => {
+    const scope = requiredScope(String(route.method), route.url)
+    route.config = { ...route.config, ...(scope && { scope }) }
+  })
   context.addHook('onRequest', async (request) => {
-    const scope = requiredScope(request.method, request.routeOptions.url ?? '')
+    const { scope } = request.routeOptions.config
     if (scope === undefined) return
     const token = bearerToken(request)
     if (token === undefined)
@@ -126,7 +140,7 @@ export async function requireBearerTokens(
         algorithms: ALGORITHMS,
         clockTolerance: CLOCK_TOLERANCE_S,
       })
-      granted = typeof payload.scope === 'string' ? payload.scope.split(' ') : []
+      granted = scopesOf(payload.scope)
       subject = payload.sub
     } catch (error) {
       const problem = refusal(error)

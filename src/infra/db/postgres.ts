@@ -1,6 +1,7 @@
-import { type Kysely, PostgresAdapter, PostgresDialect, type PostgresPool, sql } from 'kysely'
+import { PostgresDialect, type PostgresPool } from 'kysely'
 import type pg from 'pg'
 import type { PoolerMode } from '../../config.js'
+import { migratingUnderLock } from './migration-lock.js'
 import type { OpenedDialect } from './opened-dialect.js'
 import { parseServerOptions } from './session-settings.js'
 import { settingsInEveryTransaction } from './transaction-pooling.js'
@@ -14,31 +15,13 @@ export interface PostgresOptions {
   readonly onConnectionError?: (error: Error) => void
 }
 
-/** Any constant both the service's instances agree on; it names the migration lock. */
-const MIGRATION_LOCK_ID = 3853314791062309107n
-
 /**
  * The migrations run in one transaction that holds a transaction-scoped advisory lock,
  * so instances starting together apply each migration once. Kysely's own lock is
  * session-scoped: behind a transaction pooler it would stay held by a server connection
- * handed to other clients. A failed migration rolls back with its lock (COMMIT of a
- * failed transaction is a ROLLBACK).
+ * handed to other clients. The id is any constant the instances agree on.
  */
-class TransactionLockingPostgresAdapter extends PostgresAdapter {
-  override async acquireMigrationLock(db: Kysely<unknown>) {
-    await sql`begin`.execute(db)
-    await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(db)
-  }
-  override async releaseMigrationLock(db: Kysely<unknown>) {
-    await sql`commit`.execute(db)
-  }
-}
-
-class TransactionLockingPostgresDialect extends PostgresDialect {
-  override createAdapter() {
-    return new TransactionLockingPostgresAdapter()
-  }
-}
+const MIGRATION_LOCK = ['begin', 'select pg_advisory_xact_lock(3853314791062309107)']
 
 const DATE_OID = 1082
 
@@ -94,7 +77,7 @@ export async function openPostgres(options: PostgresOptions): Promise<OpenedDial
   pool.on('connect', (client) => client.on('error', (error) => onConnectionError?.(error)))
   const kyselyPool: PostgresPool = pooled ? settingsInEveryTransaction(pool, pooled.settings) : pool
   return {
-    dialect: new TransactionLockingPostgresDialect({ pool: kyselyPool }),
+    dialect: migratingUnderLock(new PostgresDialect({ pool: kyselyPool }), MIGRATION_LOCK),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     ping: async () => {
       await pool.query('select 1')

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type SqliteDatabase from 'better-sqlite3'
-import { type Kysely, SqliteAdapter, SqliteDialect, sql } from 'kysely'
+import { SqliteDialect } from 'kysely'
+import { migratingUnderLock } from './migration-lock.js'
 import type { OpenedDialect } from './opened-dialect.js'
 import { loadSqliteDriver } from './sqlite-driver.js'
 
@@ -10,20 +11,7 @@ import { loadSqliteDriver } from './sqlite-driver.js'
  * SQLite's write lock (BEGIN IMMEDIATE) from before reading the applied migrations until
  * after the last one makes processes starting together on one file wait their turn.
  */
-class SqliteLockingAdapter extends SqliteAdapter {
-  override async acquireMigrationLock(db: Kysely<unknown>) {
-    await sql`begin immediate`.execute(db)
-  }
-  override async releaseMigrationLock(db: Kysely<unknown>) {
-    await sql`commit`.execute(db)
-  }
-}
-
-class LockingSqliteDialect extends SqliteDialect {
-  override createAdapter() {
-    return new SqliteLockingAdapter()
-  }
-}
+const MIGRATION_LOCK = ['begin immediate']
 
 /** Statements kept prepared; the service issues a few dozen distinct SQL texts. */
 const STATEMENT_CACHE_SIZE = 256
@@ -66,7 +54,7 @@ export async function openSqlite(file: string, timeoutMs: number): Promise<Opene
   database.pragma(`busy_timeout = ${timeoutMs}`)
   const statements = reusingStatements(database)
   return {
-    dialect: new LockingSqliteDialect({ database: statements }),
+    dialect: migratingUnderLock(new SqliteDialect({ database: statements }), MIGRATION_LOCK),
     poolStats: () => undefined,
     ping: async () => {
       statements.prepare('select 1').get()

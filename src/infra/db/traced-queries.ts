@@ -22,14 +22,15 @@ function operationOf(sql: string): string {
 export function tracingQueries(dialect: Dialect, profile: DialectProfile): Dialect {
   const system = SYSTEMS[profile.kind]
 
-  const traced = <R>(sql: string, run: () => Promise<QueryResult<R>>) =>
-    tracer.startActiveSpan(
-      operationOf(sql),
+  const traced = <R>(sql: string, run: () => Promise<QueryResult<R>>) => {
+    const operation = operationOf(sql)
+    return tracer.startActiveSpan(
+      operation,
       {
         kind: SpanKind.CLIENT,
         attributes: {
           'db.system.name': system,
-          'db.operation.name': operationOf(sql),
+          'db.operation.name': operation,
           'db.query.text': sql,
         },
       },
@@ -45,6 +46,7 @@ export function tracingQueries(dialect: Dialect, profile: DialectProfile): Diale
         }
       },
     )
+  }
 
   return wrappedDialect(dialect, { query: (query, run) => traced(query.sql, run) })
 }

@@ -11,6 +11,8 @@ export interface RedisConnection {
   readonly client: Redis
   /** Whether commands can be sent now. */
   isUp(): boolean
+  /** Resolves when Redis answers a PING. */
+  ping(): Promise<void>
   close(): Promise<void>
 }
 
@@ -53,6 +55,9 @@ export async function connectRedis(
   return {
     client,
     isUp: () => up,
+    ping: async () => {
+      await client.ping()
+    },
     close: async () => {
       client.disconnect()
     },

@@ -197,7 +197,7 @@ export interface paths {
         };
         /**
          * The process is up and its database answers.
-         * @description UP while the database answers within READY_TIMEOUT, else 503 DOWN: a load balancer's readiness check. A read replica that does not answer is reported DEGRADED and does not make the instance unready.
+         * @description UP while the database answers within READY_TIMEOUT, else 503 DOWN: a load balancer's readiness check. A read replica or rate-limit Redis that does not answer is reported DEGRADED and does not make the instance unready.
          */
         get: operations["checkReadiness"];
         put?: never;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import SerializerSelector from '@fastify/fast-json-stringify-compiler'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { DestinationStream } from 'pino'
@@ -12,6 +13,7 @@ import { serveMetrics } from './api/operations/metrics.js'
 import { installJsonStages, installRootStages, pipelineOptions } from './api/pipeline.js'
 import { todoRoutes } from './api/todo/routes.js'
 import { validatorCompiler } from './api/validation/compiler.js'
+import { serveWebApp } from './api/web/web-app.js'
 import type { Config } from './config.js'
 import { IdempotencyService } from './domain/idempotency/service.js'
 import { newMemberId } from './domain/member/member-id.js'
@@ -31,6 +33,9 @@ const VERSION = (
     version: string
   }
 ).version
+
+/** The built web app: dist/web beside the bundle, and relative to src/ alike. */
+const WEB_ROOT = fileURLToPath(new URL('../dist/web/', import.meta.url))
 
 const PURGE_INTERVAL_MS = 60 * 60 * 1000
 /** Longest a request waits for the rate limit's Redis before it is served without it. */
@@ -188,6 +193,7 @@ export async function buildApp(
     })
   })
   await serveDocsPage(app)
+  if (config.webApp) await serveWebApp(app, WEB_ROOT)
   if (tracing) app.addHook('onClose', () => tracing.shutdown())
   await app.ready()
   return app

@@ -66,6 +66,8 @@ export interface Config {
   readonly headersTimeoutMs: number
   /** Origins allowed to call the API from a browser; empty: CORS off. */
   readonly corsOrigins: readonly string[]
+  /** Serve the web app (dist/web, built by `npm run build`) at `/`. */
+  readonly webApp: boolean
   /** A port of its own for /metrics (on HOST); undefined: /metrics is served on PORT. */
   readonly metricsPort: number | undefined
   /** Bearer tokens required on /api/v1; undefined: no authentication (the contract's default). */
@@ -393,6 +395,13 @@ export const SETTINGS = {
       'Unset: /metrics is served on PORT. A port number: only there (on HOST), e.g. one the load balancer does not expose (0 picks a free port).',
     parse: optional(integer(0, 65535)),
   },
+  webApp: {
+    name: 'WEB_APP',
+    default: 'true',
+    description:
+      'true: serve the web app (built into dist/web by npm run build) at /; false: the API only, / is 404.',
+    parse: boolean,
+  },
   corsOrigins: {
     name: 'CORS_ORIGINS',
     default: '',
@@ -502,6 +511,7 @@ export function loadConfig(env: Env = process.env): Config {
     // Node refuses a headers timeout longer than the request timeout.
     headersTimeoutMs: Math.min(read(SETTINGS.headersTimeoutMs, env), requestTimeoutMs),
     corsOrigins: read(SETTINGS.corsOrigins, env),
+    webApp: read(SETTINGS.webApp, env),
     metricsPort: read(SETTINGS.metricsPort, env),
     auth: authConfig(env),
     rateLimit: rateLimitConfig(env),

@@ -21,6 +21,7 @@ describe('configuration', () => {
       requestTimeoutMs: 30_000,
       headersTimeoutMs: 10_000,
       corsOrigins: [],
+      webApp: true,
       auth: undefined,
       rateLimit: undefined,
       tracing: false,
@@ -48,6 +49,7 @@ describe('configuration', () => {
         REQUEST_TIMEOUT: '20000',
         HEADERS_TIMEOUT: '5000',
         CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
+        WEB_APP: 'false',
         AUTH_JWKS_URL: 'https://login.example.com/jwks.json',
         AUTH_ISSUER: 'https://login.example.com/',
         AUTH_AUDIENCE: 'todo-member-api',
@@ -78,6 +80,7 @@ describe('configuration', () => {
       requestTimeoutMs: 20_000,
       headersTimeoutMs: 5000,
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
+      webApp: false,
       auth: {
         jwksUrl: 'https://login.example.com/jwks.json',
         issuer: 'https://login.example.com/',

@@ -1,6 +1,7 @@
 import type { TestProject } from 'vitest/node'
 import { createRunLogDir, failRunOnLeaks } from './log-scan.js'
 import { HAS_PGBOUNCER, type RunningPgBouncer, startPgBouncer } from './pgbouncer.js'
+import { buildWebAppIfStale } from './process.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -14,6 +15,7 @@ declare module 'vitest' {
  * or, with TEST_PGBOUNCER=1, through a PgBouncer in transaction mode started here. Gives
  * the run a directory where every captured server log line is kept, and at the end fails
  * the run if any of those lines holds a test password or a password hash (log-scan.ts).
+ * Builds the web app that the servers serve at /, if its build is older than its sources.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const url = process.env.TEST_DATABASE_URL
@@ -35,6 +37,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
         '(e.g. TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm test).',
     )
   }
+  // Every server a suite starts serves the web app from dist/web; it is built here, once.
+  buildWebAppIfStale()
   const runLogDir = createRunLogDir(new Date())
   project.provide('runLogDir', runLogDir)
   project.provide('poolerUrl', pgbouncer?.url)

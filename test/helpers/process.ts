@@ -98,9 +98,16 @@ function messagesOf(lines: readonly string[]): string[] {
 export const FROM_SOURCE = ['--import', 'tsx', 'src/server.ts'] as const
 export const FROM_BUILD = ['dist/server.js'] as const
 
-/** `npm run build`: the bundle FROM_BUILD runs. */
+/**
+ * `npm run build`, the server's half: the bundle FROM_BUILD runs. (The web app it serves
+ * is built once per run by global setup, buildWebAppIfStale, so that no suite rewrites it
+ * while another serves it.)
+ */
 export function buildBundle(): void {
-  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'pipe' })
+  execFileSync(process.execPath, ['scripts/build.mjs', '--only=server'], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  })
 }
 
 function newestChange(path: string): number {
@@ -111,17 +118,30 @@ function newestChange(path: string): number {
   return newest
 }
 
+/** Whether `output` is missing or older than any of `inputs` (paths from the root). */
+function stale(output: string, inputs: readonly string[]): boolean {
+  const newestInput = Math.max(...inputs.map((input) => newestChange(join(ROOT, input))))
+  try {
+    return statSync(join(ROOT, output)).mtimeMs <= newestInput
+  } catch {
+    return true // not built yet
+  }
+}
+
+const BUILD_INPUTS = ['package.json', 'package-lock.json', 'scripts/build.mjs']
+
 /** buildBundle, unless dist/server.js is newer than everything it is built from. */
 export function buildBundleIfStale(): void {
-  const inputs = ['src', 'package.json', 'package-lock.json', 'scripts/build.mjs']
-  const newestInput = Math.max(...inputs.map((input) => newestChange(join(ROOT, input))))
-  let built = 0
-  try {
-    built = statSync(join(ROOT, FROM_BUILD[0])).mtimeMs
-  } catch {
-    // not built yet
-  }
-  if (built <= newestInput) buildBundle()
+  if (stale(FROM_BUILD[0], ['src', ...BUILD_INPUTS])) buildBundle()
+}
+
+/** The web app's files (dist/web), which the server serves at / (src/api/web/web-app.ts). */
+export const WEB_APP_DIR = join(ROOT, 'dist/web')
+
+/** `npm run build`'s web half, unless dist/web is newer than everything it is built from. */
+export function buildWebAppIfStale(): void {
+  if (!stale('dist/web/index.html', ['web', 'clients/typescript/src', ...BUILD_INPUTS])) return
+  execFileSync(process.execPath, ['scripts/build.mjs', '--only=web'], { cwd: ROOT, stdio: 'pipe' })
 }
 
 export interface StartOptions {

@@ -10,8 +10,9 @@ import {
 
 /**
  * `npm start` runs a bundle (scripts/build.mjs), not the sources the other suites run.
- * Its externals (native drivers, the argon2 addon, the docs page's files) and its lazily
- * loaded driver must all still be found: one request through each, on each database.
+ * Its externals (native drivers, the argon2 addon, the docs page's files), its lazily
+ * loaded driver and the web app's files (dist/web) must all still be found: one request
+ * through each, on each database.
  */
 
 const PROCESS_TEST = { timeout: 60_000 }
@@ -45,7 +46,7 @@ describe('The production build', () => {
         return server
       }
 
-      it('serves Todos, creates a Member (argon2 addon) and serves the docs page', async () => {
+      it('serves Todos, creates a Member (argon2 addon), the docs page and the web app', async () => {
         const todo = await running().request('POST', '/api/v1/todos', {
           body: { todoTitle: 'Built' },
         })
@@ -64,6 +65,10 @@ describe('The production build', () => {
         const docs = await running().request('GET', '/api/docs/', { headers: { accept: '*/*' } })
         expect(docs.status).toBe(200)
         expect(docs.text).toContain('swagger-ui')
+        const webApp = await running().request('GET', '/')
+        expect(webApp.status).toBe(200)
+        expect(webApp.headers['content-type']).toBe('text/html; charset=utf-8')
+        expect(webApp.text).toContain('<div id="app"></div>')
       })
 
       it('stops on SIGTERM with exit code 0', async () => {

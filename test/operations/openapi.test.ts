@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { DATABASES, type DatabaseTarget } from '../helpers/databases.js'
@@ -15,6 +17,7 @@ import {
   type Schema,
   schemaValidator,
 } from '../helpers/openapi-document.js'
+import { WEB_APP_DIR } from '../helpers/process.js'
 import { serverPerSuite } from '../helpers/server.js'
 
 /**
@@ -35,8 +38,17 @@ const TODO_KEYS = ['todoId', 'todoTitle', 'finished', 'createdAt']
 /** `/api/v1/todos/:todoId` as OpenAPI writes it: `/api/v1/todos/{todoId}`. */
 const openApiPath = (routeUrl: string) => routeUrl.replace(/:(\w+)/g, '{$1}')
 
+/** A file of the web app (dist/web), served at / beside the API and not part of it. */
+const isWebAppFile = (routeUrl: string) =>
+  !routeUrl.startsWith('/api/') &&
+  existsSync(join(WEB_APP_DIR, routeUrl === '/' ? 'index.html' : routeUrl))
+
+/** Routes the server serves that the document leaves out: it describes the API only. */
 const isDocumentationMachinery = (routeUrl: string) =>
-  routeUrl === OPENAPI_PATH || routeUrl === DOCS_PATH || routeUrl.startsWith(`${DOCS_PATH}/`)
+  routeUrl === OPENAPI_PATH ||
+  routeUrl === DOCS_PATH ||
+  routeUrl.startsWith(`${DOCS_PATH}/`) ||
+  isWebAppFile(routeUrl)
 
 const apiOperations = (document: OpenApiDocument) =>
   operationsOf(document).filter(({ path }) => path.startsWith('/api/v1/'))

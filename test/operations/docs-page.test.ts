@@ -1,10 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
+import { statSync } from 'node:fs'
+import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DOCS_CSP } from '../../src/api/openapi/docs-page.js'
+import {
+  browserPerSuite,
+  HAS_CHROMIUM,
+  sayWhenSkipped,
+  screenshotPath,
+  watchForTrouble,
+} from '../helpers/browser.js'
 import { DATABASES, type DatabaseTarget, type IsolatedDatabase } from '../helpers/databases.js'
 import { type IdentityProvider, startIdentityProvider } from '../helpers/identity-provider.js'
 import { serverPerSuite, startServer, type TestServer } from '../helpers/server.js'
@@ -15,29 +19,11 @@ import { serverPerSuite, startServer, type TestServer } from '../helpers/server.
  * reaches the live server.
  */
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const HAS_CHROMIUM = existsSync(CHROMIUM_PATH)
-if (!HAS_CHROMIUM) {
-  console.log(
-    `docs page browser test SKIPPED: no Chromium at ${CHROMIUM_PATH} ` +
-      '(install Debian\'s "chromium" package, or set CHROMIUM_PATH).',
-  )
-}
+sayWhenSkipped('docs page browser test')
 
 const SQLITE = DATABASES.find((target) => target.name === 'sqlite') as DatabaseTarget
-const SCREENSHOT = fileURLToPath(new URL('../../test-output/docs-page.png', import.meta.url))
-const AUTHORIZE_SCREENSHOT = fileURLToPath(
-  new URL('../../test-output/docs-page-authorize.png', import.meta.url),
-)
-const BROWSER_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
+const SCREENSHOT = screenshotPath('docs-page')
+const AUTHORIZE_SCREENSHOT = screenshotPath('docs-page-authorize')
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 const ENDPOINTS = [
@@ -90,31 +76,6 @@ async function tryListingTodos(page: Page, baseUrl: string) {
   return { block, response: await execute(page, block, baseUrl) }
 }
 
-/** A headless Chromium with a profile of its own, for the enclosing describe block. */
-function browserPerSuite() {
-  let userDataDir: string | undefined
-  let context: BrowserContext | undefined
-  beforeAll(async () => {
-    userDataDir = mkdtempSync(join(tmpdir(), 'docs-page-chromium-'))
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: BROWSER_ARGS,
-      viewport: { width: 1280, height: 900 },
-    })
-  }, 30_000)
-  afterAll(async () => {
-    await context?.close()
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true })
-  })
-  return {
-    newPage: (): Promise<Page> => {
-      if (!context) throw new Error('Chromium did not start')
-      return context.newPage()
-    },
-  }
-}
-
 describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium on sqlite', () => {
   const suite = serverPerSuite(SQLITE)
   const browser = browserPerSuite()
@@ -127,12 +88,7 @@ describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium on sqlite', () => {
     expect(created.status).toBe(201)
 
     const page = await browser.newPage()
-    const pageErrors: string[] = []
-    page.on('pageerror', (error) => pageErrors.push(error.message))
-    const blocked: string[] = []
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) blocked.push(message.text())
-    })
+    const { pageErrors, blockedByCsp: blocked } = watchForTrouble(page)
     try {
       const opened = await page.goto(`${server.baseUrl}/api/docs`)
       expect(opened?.status()).toBe(200)
@@ -188,7 +144,6 @@ describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium on sqlite', () => {
         ]),
       )
 
-      mkdirSync(join(SCREENSHOT, '..'), { recursive: true })
       await page.screenshot({ path: SCREENSHOT, fullPage: true })
       expect(statSync(SCREENSHOT).size).toBeGreaterThan(0)
       expect(pageErrors).toEqual([])
@@ -224,8 +179,7 @@ describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium with authentication on', (
 
   it('takes a pasted bearer token under "Authorize" and sends it with "Try it out"', async () => {
     const page = await browser.newPage()
-    const pageErrors: string[] = []
-    page.on('pageerror', (error) => pageErrors.push(error.message))
+    const { pageErrors } = watchForTrouble(page)
     try {
       await page.goto(`${server.baseUrl}/api/docs`)
       await page.locator('.swagger-ui .opblock').first().waitFor({ state: 'visible' })
@@ -241,7 +195,6 @@ describe.skipIf(!HAS_CHROMIUM)('docs page in Chromium with authentication on', (
         .first()
         .fill(await provider.token('todos:read'))
       await dialog.locator('button.authorize').click()
-      mkdirSync(join(AUTHORIZE_SCREENSHOT, '..'), { recursive: true })
       await page.screenshot({ path: AUTHORIZE_SCREENSHOT })
       await dialog.locator('button.btn-done').click()
 

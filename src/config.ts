@@ -16,6 +16,8 @@ export type DatabaseConfig =
       readonly url: string
       readonly poolMax: number
       readonly pooler: PoolerMode
+      /** DB_PREPARED_STATEMENTS=on or off; absent (auto): on unless `pooler` is transaction. */
+      readonly namedStatements?: boolean
       /** A streaming replica for member search and the todo list (DATABASE_READ_URL). */
       readonly readUrl?: string
     }
@@ -306,6 +308,17 @@ export const SETTINGS = {
       return raw
     },
   },
+  dbPreparedStatements: {
+    name: 'DB_PREPARED_STATEMENTS',
+    default: 'auto',
+    description:
+      'PostgreSQL: on: the hot statements (lookups by id, the todo list) are prepared once per connection and then run by name; off: every statement is parsed and planned each time; auto: on, except with DB_POOLER=transaction (PgBouncer before 1.21 cannot track them: set on for 1.21+ with max_prepared_statements > 0).',
+    parse: (raw: string): 'auto' | 'on' | 'off' => {
+      if (raw !== 'auto' && raw !== 'on' && raw !== 'off')
+        throw new ConfigError('must be auto, on or off')
+      return raw
+    },
+  },
   databaseTimeoutMs: {
     name: 'DB_TIMEOUT',
     default: '1500',
@@ -479,6 +492,7 @@ export function loadConfig(env: Env = process.env): Config {
   const database = read(SETTINGS.database, env)
   const poolMax = read(SETTINGS.dbPoolMax, env)
   const pooler = read(SETTINGS.dbPooler, env)
+  const prepared = read(SETTINGS.dbPreparedStatements, env)
   const readUrl = read(SETTINGS.databaseReadUrl, env)
   if (readUrl !== undefined && database.kind !== 'postgres') {
     throw new ConfigError('DATABASE_READ_URL needs a PostgreSQL DATABASE_URL (a replica of it)')
@@ -495,7 +509,13 @@ export function loadConfig(env: Env = process.env): Config {
     port: read(SETTINGS.port, env),
     database: Object.freeze(
       database.kind === 'postgres'
-        ? { ...database, poolMax, pooler, ...(readUrl && { readUrl }) }
+        ? {
+            ...database,
+            poolMax,
+            pooler,
+            ...(prepared !== 'auto' && { namedStatements: prepared === 'on' }),
+            ...(readUrl && { readUrl }),
+          }
         : database,
     ),
     logLevel: read(SETTINGS.logLevel, env),

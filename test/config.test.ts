@@ -195,6 +195,20 @@ describe('configuration', () => {
     )
   })
 
+  it('reads DB_PREPARED_STATEMENTS: auto leaves the choice to the pooler mode, on and off decide', () => {
+    const postgres = { DATABASE_URL: 'postgres://u@db/app' }
+    expect(loadConfig(postgres).database).not.toHaveProperty('namedStatements')
+    expect(loadConfig({ ...postgres, DB_PREPARED_STATEMENTS: 'on' }).database).toMatchObject({
+      namedStatements: true,
+    })
+    expect(loadConfig({ ...postgres, DB_PREPARED_STATEMENTS: 'off' }).database).toMatchObject({
+      namedStatements: false,
+    })
+    expect(() => loadConfig({ ...postgres, DB_PREPARED_STATEMENTS: 'yes' })).toThrow(
+      'Invalid setting DB_PREPARED_STATEMENTS="yes": must be auto, on or off',
+    )
+  })
+
   it('documents every setting, with its default, in docs/configuration.md', () => {
     const page = readFileSync('docs/configuration.md', 'utf8')
     for (const setting of Object.values(SETTINGS)) {

@@ -2,6 +2,7 @@ import { PostgresDialect, type PostgresPool } from 'kysely'
 import type pg from 'pg'
 import type { PoolerMode } from '../../config.js'
 import { migratingUnderLock } from './migration-lock.js'
+import { namingHotStatements, poolRunning, unnamed } from './named-statements.js'
 import type { OpenedDialect } from './opened-dialect.js'
 import { parseServerOptions } from './session-settings.js'
 import { settingsInEveryTransaction } from './transaction-pooling.js'
@@ -11,6 +12,8 @@ export interface PostgresOptions {
   readonly poolMax: number
   readonly pooler: PoolerMode
   readonly timeoutMs: number
+  /** Whether the hot statements are prepared by name (DB_PREPARED_STATEMENTS); see below. */
+  readonly namedStatements?: boolean
   /** A pooled connection failed (the pool replaces it). */
   readonly onConnectionError?: (error: Error) => void
 }
@@ -75,7 +78,13 @@ export async function openPostgres(options: PostgresOptions): Promise<OpenedDial
   // the broken client when it is released.
   pool.on('error', (error) => onConnectionError?.(error))
   pool.on('connect', (client) => client.on('error', (error) => onConnectionError?.(error)))
-  const kyselyPool: PostgresPool = pooled ? settingsInEveryTransaction(pool, pooled.settings) : pool
+  // Named statements need the same server connection across a client's statements, which
+  // a transaction pooler gives only if it tracks them (PgBouncer 1.21+): off there unless
+  // DB_PREPARED_STATEMENTS=on says it does.
+  const run = (options.namedStatements ?? !pooled) ? namingHotStatements : unnamed
+  const kyselyPool: PostgresPool = pooled
+    ? settingsInEveryTransaction(pool, pooled.settings, run)
+    : poolRunning(pool, run)
   return {
     dialect: migratingUnderLock(new PostgresDialect({ pool: kyselyPool }), MIGRATION_LOCK),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),

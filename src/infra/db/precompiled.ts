@@ -18,14 +18,31 @@ function bound<Schema, Row, Parameters extends unknown[]>(
   })
 }
 
+/** Every precompiled statement's SQL, with the name it is prepared under on PostgreSQL. */
+const HOT_STATEMENTS = new Map<string, string>()
+
+/**
+ * The name under which `sql` is prepared once per PostgreSQL connection, if it is one of
+ * the precompiled (hot) statements; undefined for any other SQL, which stays unnamed so
+ * that a connection never holds an unbounded number of prepared statements.
+ */
+export function hotStatementName(sql: string): string | undefined {
+  return HOT_STATEMENTS.get(sql)
+}
+
 /**
  * Kysely builds and compiles a query on every call. A lookup by key runs thousands of
  * times a second with the same SQL, so it is compiled once, with stand-in values, and
- * run with the real ones, given in the same order.
+ * run with the real ones, given in the same order. On PostgreSQL it is also a named
+ * (prepared) statement, unless DB_PREPARED_STATEMENTS says otherwise (postgres.ts).
  */
 export function precompiled<Schema, Row, Parameters extends unknown[] = unknown[]>(
   db: Kysely<Schema>,
   query: Compilable<Row>,
 ): Precompiled<Row, Parameters> {
-  return bound(db, query.compile())
+  const compiled = query.compile()
+  if (!HOT_STATEMENTS.has(compiled.sql)) {
+    HOT_STATEMENTS.set(compiled.sql, `hot_${HOT_STATEMENTS.size + 1}`)
+  }
+  return bound(db, compiled)
 }

@@ -1,5 +1,6 @@
-import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely'
+import type { PostgresPool, PostgresQueryResult } from 'kysely'
 import type pg from 'pg'
+import { poolRunning, type StatementRunner } from './named-statements.js'
 import { type SessionSettings, setLocally } from './session-settings.js'
 
 /** A statement that opens a transaction, as Kysely and the migration lock write them. */
@@ -30,8 +31,13 @@ interface ClientWithConnection {
  * Whether a transaction is open is the server's word (ReadyForQuery), not a guess from
  * the SQL: only the statement that opens one is recognised by its text, to add the settings.
  */
-export function settingsInEveryTransaction(pool: pg.Pool, settings: SessionSettings): PostgresPool {
-  const statusOf = new WeakMap<pg.PoolClient, TransactionStatus>()
+export function settingsInEveryTransaction(
+  pool: pg.Pool,
+  settings: SessionSettings,
+  /** How each statement of the service itself is sent (named-statements.ts). */
+  runStatement: StatementRunner,
+): PostgresPool {
+  const statusOf = new WeakMap<pg.ClientBase, TransactionStatus>()
   pool.on('connect', (client) => {
     statusOf.set(client, 'I')
     ;(client as unknown as ClientWithConnection).connection.on('readyForQuery', ({ status }) =>
@@ -40,15 +46,14 @@ export function settingsInEveryTransaction(pool: pg.Pool, settings: SessionSetti
   })
   const withSettings = setLocally(settings)
 
-  async function query<R>(
-    client: pg.PoolClient,
+  const inTransactions: StatementRunner = async <R>(
+    client: pg.ClientBase,
     text: string,
-    parameters: readonly unknown[],
-  ): Promise<PostgresQueryResult<R>> {
-    const run = () =>
-      client.query(text, [...parameters]) as unknown as Promise<PostgresQueryResult<R>>
+    values: unknown[],
+  ): Promise<PostgresQueryResult<R>> => {
+    const run = () => runStatement<R>(client, text, values)
     if (statusOf.get(client) !== 'I') return run()
-    if (OPENS_TRANSACTION.test(text) && parameters.length === 0) {
+    if (OPENS_TRANSACTION.test(text) && values.length === 0) {
       // One round trip: the simple protocol runs both statements, and answers with both.
       const [opened] = (await client.query(`${text}; ${withSettings}`)) as unknown as [
         PostgresQueryResult<R>,
@@ -65,20 +70,5 @@ export function settingsInEveryTransaction(pool: pg.Pool, settings: SessionSetti
       throw error
     }
   }
-
-  return {
-    connect: async (): Promise<PostgresPoolClient> => {
-      const client = await pool.connect()
-      return {
-        query: ((text: string | object, parameters: readonly unknown[]) =>
-          typeof text === 'string'
-            ? query(client, text, parameters)
-            : // A cursor (Kysely's stream, unused by the service) keeps its server
-              // connection until it ends; only a transaction around it gets the settings.
-              client.query(text as never)) as PostgresPoolClient['query'],
-        release: () => client.release(),
-      }
-    },
-    end: () => pool.end(),
-  }
+  return poolRunning(pool, inTransactions)
 }

@@ -1,5 +1,6 @@
-// A bare Fastify route with one better-sqlite3 lookup by id, logging on at info level
-// (Fastify's default lines): what the framework itself costs on this machine.
+// A bare Fastify route per resource with one better-sqlite3 lookup by id, Fastify's default
+// logger on (info: a line per request and per response): what the framework itself costs
+// on this machine, and what the service's GET by id is held to.
 // The release the service loads for this Node.js (src/infra/db/sqlite-driver.ts).
 const { default: Database } =
   Number(process.versions.napi) >= 10
@@ -7,17 +8,12 @@ const { default: Database } =
     : await import('better-sqlite3')
 
 import Fastify from 'fastify'
+import { memberByIdSql, memberResource, todoResource } from './lookups.mjs'
 
 const database = new Database(process.env.SQLITE_FILE, { readonly: true })
-const byId = database.prepare('select * from todo where todo_id = ?')
+const todoById = database.prepare('select * from todo where todo_id = ?')
+const memberById = database.prepare(memberByIdSql('?'))
 const app = Fastify({ logger: { level: 'info' } })
-app.get('/todos/:id', async (request) => {
-  const row = byId.get(request.params.id)
-  return {
-    todoId: row.todo_id,
-    todoTitle: row.todo_title,
-    finished: row.finished === 1,
-    createdAt: row.created_at,
-  }
-})
+app.get('/todos/:id', async (request) => todoResource(todoById.get(request.params.id)))
+app.get('/members/:id', async (request) => memberResource(memberById.get(request.params.id)))
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })

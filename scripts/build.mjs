@@ -88,6 +88,8 @@ function precompress(directory) {
 async function buildWebApp() {
   // Vite is loaded only here: the server's build and run never need it.
   const { build: viteBuild } = await import('vite')
+  // Whoever runs the build (vitest sets NODE_ENV=test), the files served are production's.
+  process.env.NODE_ENV = 'production'
   await viteBuild({ configFile: 'web/vite.config.ts', logLevel: 'warn' })
   precompress('dist/web')
 }

@@ -346,7 +346,8 @@ async function featureScenarios(small: Dataset, off: Running): Promise<Scenario[
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
   })
-  process.once('beforeExit', () => {
+  // 'exit', not 'beforeExit': main() ends with process.exit(). Each stop kills at once.
+  process.once('exit', () => {
     void provider.stop()
     void redis.stop()
     void receiver.close()

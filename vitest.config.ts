@@ -11,5 +11,8 @@ export default defineConfig({
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // expect.poll waits for a page to show what an API call changed: on a loaded machine
+    // that can take longer than the default second.
+    expect: { poll: { timeout: 10_000 } },
   },
 })

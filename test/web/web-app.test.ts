@@ -82,8 +82,8 @@ for (const { code, locale, t } of LANGUAGES) {
       const app = await open()
       const { page } = app
       try {
-        expect(await page.locator('html').getAttribute('lang')).toBe(code)
-        expect(await page.title()).toBe(t.htmlTitle)
+        await expect.poll(() => page.locator('html').getAttribute('lang')).toBe(code)
+        await expect.poll(() => page.title()).toBe(t.htmlTitle)
         await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe(t.todos)
         await expect.poll(() => app.apiRequests.length).toBeGreaterThan(0)
         for (const request of app.apiRequests) {
@@ -552,7 +552,7 @@ for (const { code, locale, t } of LANGUAGES) {
         await expect
           .poll(() => page.getByRole('heading', { level: 1 }).textContent())
           .toBe(other.t.todos)
-        expect(await page.locator('html').getAttribute('lang')).toBe(other.code)
+        await expect.poll(() => page.locator('html').getAttribute('lang')).toBe(other.code)
         await button(page, other.t.add).click()
         const refused = await api('POST', '/api/v1/todos', {
           body: { todoTitle: '' },

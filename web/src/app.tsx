@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { apiFor } from './api.js'
 import { App, type AppContext, useApp } from './app-context.js'
 import { CATALOGUES, LANGUAGE_NAMES, type Language, preferredLanguage } from './i18n/languages.js'
@@ -56,7 +56,8 @@ export function WebApp() {
   )
   const { t } = context
 
-  useEffect(() => {
+  // Before the page is painted, so that nothing reads the new words under the old language.
+  useLayoutEffect(() => {
     document.documentElement.lang = language
     document.title = t.htmlTitle
   }, [language, t])

@@ -271,6 +271,8 @@ interface References {
   /** GET /todos/:id and /members/:id: the same lookup, bare (Fastify or node:http). */
   readonly lookup: Running
   readonly lookupName: string
+  /** What GET by id is held to against `lookup`. */
+  readonly getTargets: readonly Target[]
   /** POST: a bare server that hashes each posted password with the same argon2id cost. */
   readonly hashing: Running
 }
@@ -293,11 +295,10 @@ function scenariosFor(
   largeService: Running | undefined,
   references: References,
 ): Scenario[] {
-  const getTargets = label === 'SQLite' ? GET_TARGETS_SQLITE : GET_TARGETS_POSTGRES
   const byId = (resource: 'todos' | 'members', id: string): Scenario => ({
     name: `GET one ${resource === 'todos' ? 'Todo' : 'Member'} (${label})`,
     reference: references.lookupName,
-    targets: getTargets,
+    targets: references.getTargets,
     measureReference: () => load(references.lookup, `/${resource}/${id}`, {}, GET_CONNECTIONS),
     measureOurs: () => load(smallService, `/api/v1/${resource}/${id}`, {}, GET_CONNECTIONS),
   })
@@ -547,6 +548,7 @@ async function main(): Promise<void> {
     ...scenariosFor('SQLite', sqliteSmall, sqliteSmallService, sqliteLargeService, {
       lookup: fastifyLookup,
       lookupName: 'bare Fastify + the same better-sqlite3 lookup, default logging',
+      getTargets: GET_TARGETS_SQLITE,
       hashing,
     }),
     ...(await featureScenarios(sqliteSmall, sqliteSmallService)),
@@ -563,6 +565,7 @@ async function main(): Promise<void> {
       ...scenariosFor('PostgreSQL', pgSmall, pgSmallService, pgLargeService, {
         lookup: pgLookup,
         lookupName: 'bare node:http + pg, the same query, named',
+        getTargets: GET_TARGETS_POSTGRES,
         hashing,
       }),
     )

@@ -35,6 +35,7 @@ export async function serveWebApp(app: FastifyInstance, root: string): Promise<v
     app.log.warn({ root }, 'the web app is not built (npm run build): / answers 404')
     return
   }
+  const assets = join(root, 'assets')
   await app.register(async (web) => {
     await web.register(fastifyStatic, {
       root,
@@ -52,7 +53,7 @@ export async function serveWebApp(app: FastifyInstance, root: string): Promise<v
       serveDotFiles: false,
       setHeaders: (reply, path) => {
         reply.headers({
-          'cache-control': path.startsWith(join(root, 'assets')) ? IMMUTABLE : REVALIDATE,
+          'cache-control': path.startsWith(assets) ? IMMUTABLE : REVALIDATE,
           'content-security-policy': WEB_APP_CSP,
           'referrer-policy': 'no-referrer',
           'cross-origin-opener-policy': 'same-origin',

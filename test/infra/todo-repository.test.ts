@@ -152,5 +152,36 @@ for (const target of DATABASES) {
       await repository.insert(todo)
       await expect(repository.insert(todo)).rejects.toMatchObject({ name: 'UniqueViolationError' })
     })
+
+    // SQLite runs a lookup at once while its one connection is free (immediate-reads.ts):
+    // never while a transaction holds it, which would show the transaction's own writes.
+    it('never shows a read the writes of a transaction still open, nor of one rolled back', async () => {
+      const todo = newTodo()
+      let written!: () => void
+      const writtenInTransaction = new Promise<void>((resolve) => {
+        written = resolve
+      })
+      let finish!: () => void
+      const finished = new Promise<void>((resolve) => {
+        finish = resolve
+      })
+      const transaction = database.db.transaction().execute(async (trx) => {
+        await repository.inTransaction(trx).insert(todo)
+        written()
+        await finished
+        throw new Error('rolled back')
+      })
+      await writtenInTransaction
+      let answered = false
+      const read = repository.findById(todo.todoId).finally(() => {
+        answered = true
+      })
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      if (target.name === 'sqlite') expect(answered).toBe(false)
+      finish()
+      await expect(transaction).rejects.toThrow('rolled back')
+      expect(await read).toBeUndefined()
+      expect(await repository.findById(todo.todoId)).toBeUndefined()
+    })
   })
 }

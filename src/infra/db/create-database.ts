@@ -1,6 +1,7 @@
 import { type Dialect, Kysely, type LogEvent } from 'kysely'
 import type { DatabaseConfig } from '../../config.js'
 import { type DialectProfile, POSTGRES, SQLITE } from './dialect.js'
+import { allowImmediateReads } from './immediate-reads.js'
 import { migrateToLatest } from './migrate.js'
 import type { PoolStats } from './opened-dialect.js'
 import { openPostgres } from './postgres.js'
@@ -8,7 +9,7 @@ import { replicaFirst } from './replica-reads.js'
 import type { DatabaseSchema } from './schema.js'
 import { openSqlite } from './sqlite.js'
 import { tracingQueries } from './traced-queries.js'
-import { translatingErrors } from './translate-errors.js'
+import { translateError, translatingErrors } from './translate-errors.js'
 
 export type { PoolStats } from './opened-dialect.js'
 
@@ -109,7 +110,7 @@ export async function createDatabase(
   const instrumented = (dialect: Dialect, profile: DialectProfile) =>
     translatingErrors(traced ? tracingQueries(dialect, profile) : dialect, profile)
   const profile = config.kind === 'sqlite' ? SQLITE : POSTGRES
-  const { dialect, poolStats, ping } =
+  const { dialect, poolStats, ping, readNow } =
     config.kind === 'sqlite'
       ? await openSqlite(config.file, timeoutMs)
       : await openPostgres({ ...config, timeoutMs, onConnectionError: events.onConnectionError })
@@ -122,6 +123,16 @@ export async function createDatabase(
   } catch (error) {
     await db.destroy()
     throw error
+  }
+  // Queries watched one by one (spans, onQuery) all take Kysely's path.
+  if (readNow && !traced && !events.onQuery) {
+    allowImmediateReads(db, (sql, parameters) => {
+      try {
+        return readNow(sql, parameters)
+      } catch (error) {
+        throw translateError(error, profile)
+      }
+    })
   }
   const replica =
     config.kind === 'postgres'

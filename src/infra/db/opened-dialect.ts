@@ -1,4 +1,5 @@
 import type { Dialect } from 'kysely'
+import type { ImmediateRead } from './immediate-reads.js'
 
 export interface PoolStats {
   readonly total: number
@@ -14,4 +15,6 @@ export interface OpenedDialect {
   readonly poolStats: () => PoolStats | undefined
   /** Resolves when the database answers a trivial query. */
   readonly ping: () => Promise<void>
+  /** Reads run at once while the connection is free (SQLite), when nothing watches queries. */
+  readonly readNow?: ImmediateRead
 }

@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely'
+import { immediateReadsOf } from './immediate-reads.js'
 
 /** A compiled query, run with the values given, in the order of its stand-ins. */
 export interface Precompiled<Row, Parameters extends unknown[] = unknown[]> {
@@ -11,7 +12,9 @@ function bound<Schema, Row, Parameters extends unknown[]>(
   db: Kysely<Schema>,
   compiled: CompiledQuery<Row>,
 ): Precompiled<Row, Parameters> {
+  const readNow = immediateReadsOf(db)
   const run = async (...parameters: Parameters) =>
+    (readNow?.(compiled.sql, parameters) as Row[] | undefined) ??
     (await db.executeQuery<Row>({ ...compiled, parameters })).rows
   return Object.assign(run, {
     on: <Other>(other: Kysely<Other>) => bound<Other, Row, Parameters>(other, compiled),
@@ -33,7 +36,8 @@ export function hotStatementName(sql: string): string | undefined {
 /**
  * Kysely builds and compiles a query on every call. A lookup by key runs thousands of
  * times a second with the same SQL, so it is compiled once, with stand-in values, and
- * run with the real ones, given in the same order. On PostgreSQL it is also a named
+ * run with the real ones, given in the same order. On SQLite a read runs at once while
+ * the connection is free (immediate-reads.ts). On PostgreSQL it is also a named
  * (prepared) statement, unless DB_PREPARED_STATEMENTS says otherwise (postgres.ts).
  */
 export function precompiled<Schema, Row, Parameters extends unknown[] = unknown[]>(

@@ -5,6 +5,7 @@ import { SqliteDialect } from 'kysely'
 import { migratingUnderLock } from './migration-lock.js'
 import type { OpenedDialect } from './opened-dialect.js'
 import { loadSqliteDriver } from './sqlite-driver.js'
+import { wrappedDialect } from './wrapped-dialect.js'
 
 /**
  * Kysely assumes one process per SQLite file and takes no migration lock there. Holding
@@ -53,8 +54,25 @@ export async function openSqlite(file: string, timeoutMs: number): Promise<Opene
   // How long a write waits for another process's lock on the file.
   database.pragma(`busy_timeout = ${timeoutMs}`)
   const statements = reusingStatements(database)
+  // Kysely queues every use of the one connection (a transaction holds it throughout);
+  // while none holds it or waits for it, a read may run at once (immediate-reads.ts).
+  let users = 0
+  const dialect = wrappedDialect(new SqliteDialect({ database: statements }), {
+    query: (_query, run) => run(),
+    onAcquire: () => {
+      users += 1
+    },
+    onRelease: () => {
+      users -= 1
+    },
+  })
   return {
-    dialect: migratingUnderLock(new SqliteDialect({ database: statements }), MIGRATION_LOCK),
+    dialect: migratingUnderLock(dialect, MIGRATION_LOCK),
+    readNow: (sql, parameters) => {
+      if (users > 0) return undefined
+      const statement = statements.prepare(sql)
+      return statement.reader ? (statement.all(parameters) as unknown[]) : undefined
+    },
     poolStats: () => undefined,
     ping: async () => {
       statements.prepare('select 1').get()

@@ -14,23 +14,25 @@ export class UniqueViolationError extends DataAccessError {
   }
 }
 
+/** A driver's failure as the typed error infra answers with. */
+export function translateError(error: unknown, profile: DialectProfile): Error {
+  if (error instanceof DomainError) return error
+  const columns = profile.uniqueViolationColumns(error)
+  return columns.length > 0
+    ? new UniqueViolationError(columns, { cause: error })
+    : new DataAccessError({ cause: error })
+}
+
 /**
  * Wraps a Kysely dialect so that every driver failure leaves infra as a typed
  * DataAccessError (or UniqueViolationError): one place instead of a try/catch per query.
  */
 export function translatingErrors(dialect: Dialect, profile: DialectProfile): Dialect {
-  const translate = (error: unknown): Error => {
-    if (error instanceof DomainError) return error
-    const columns = profile.uniqueViolationColumns(error)
-    return columns.length > 0
-      ? new UniqueViolationError(columns, { cause: error })
-      : new DataAccessError({ cause: error })
-  }
   const guard = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work()
     } catch (error) {
-      throw translate(error)
+      throw translateError(error, profile)
     }
   }
 

@@ -12,6 +12,9 @@ export interface DialectWrapping {
   query<R>(query: CompiledQuery, run: () => Promise<QueryResult<R>>): Promise<QueryResult<R>>
   /** Runs every other driver call (connect, begin, commit, rollback); default: as is. */
   call?<T>(work: () => Promise<T>): Promise<T>
+  /** Told when a connection is asked for, and when one is given back. */
+  onAcquire?(): void
+  onRelease?(): void
 }
 
 /**
@@ -40,8 +43,15 @@ export function wrappedDialect(dialect: Dialect, wrapping: DialectWrapping): Dia
 
   const driver = (inner: Driver): Driver => ({
     init: () => call(() => inner.init()),
-    acquireConnection: async () =>
-      new WrappedConnection(await call(() => inner.acquireConnection())),
+    acquireConnection: async () => {
+      wrapping.onAcquire?.()
+      try {
+        return new WrappedConnection(await call(() => inner.acquireConnection()))
+      } catch (error) {
+        wrapping.onRelease?.()
+        throw error
+      }
+    },
     beginTransaction: (connection: DatabaseConnection, settings: TransactionSettings) =>
       call(() => inner.beginTransaction(unwrap(connection), settings)),
     commitTransaction: (connection: DatabaseConnection) =>
@@ -49,7 +59,7 @@ export function wrappedDialect(dialect: Dialect, wrapping: DialectWrapping): Dia
     rollbackTransaction: (connection: DatabaseConnection) =>
       call(() => inner.rollbackTransaction(unwrap(connection))),
     releaseConnection: (connection: DatabaseConnection) =>
-      inner.releaseConnection(unwrap(connection)),
+      inner.releaseConnection(unwrap(connection)).finally(() => wrapping.onRelease?.()),
     destroy: () => inner.destroy(),
   })
 

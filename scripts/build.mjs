@@ -16,8 +16,8 @@ import { build } from 'esbuild'
 
 /**
  * Left as ordinary imports, resolved from node_modules at run time: native addons, and
- * packages that find their own files next to their code (pino's transport worker, the
- * docs page's static files), which a bundle would move away from them.
+ * packages that find their own files next to their code (pino's transport worker), which
+ * a bundle would move away from them. The docs page is told where its files are.
  */
 const EXTERNAL = [
   'better-sqlite3',
@@ -27,7 +27,6 @@ const EXTERNAL = [
   'pino',
   'pino-pretty',
   'thread-stream',
-  '@fastify/swagger-ui',
   // Loaded only when their feature is configured (authentication, rate limits, tracing).
   'jose',
   '@fastify/rate-limit',

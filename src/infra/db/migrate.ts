@@ -36,6 +36,9 @@ export async function migrateToLatest(
     ...(schema && { migrationTableSchema: schema }),
     // The lock's own transaction holds the migrations (sqlite.ts, postgres.ts).
     disableTransactions: true,
+    // Names start with their number (0001-…): plain order. Kysely's default compares by
+    // locale, and building ICU's collator costs every start about 10 ms.
+    nameComparator: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
   })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {

@@ -153,7 +153,7 @@ for (const target of DATABASES) {
       await expect(repository.insert(todo)).rejects.toMatchObject({ name: 'UniqueViolationError' })
     })
 
-    // SQLite runs a lookup at once while its one connection is free (immediate-reads.ts):
+    // SQLite runs a lookup at once while its one connection is free (direct-reads.ts):
     // never while a transaction holds it, which would show the transaction's own writes.
     it('never shows a read the writes of a transaction still open, nor of one rolled back', async () => {
       const todo = newTodo()

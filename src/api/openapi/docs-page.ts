@@ -32,7 +32,9 @@ export const DOCS_CSP = [
  * every start (about 45 ms of the cold start, docs/performance.md).
  */
 function swaggerUiFiles(): string {
-  const installed = module.createRequire(import.meta.url).resolve('@fastify/swagger-ui/package.json')
+  const installed = module
+    .createRequire(import.meta.url)
+    .resolve('@fastify/swagger-ui/package.json')
   return join(dirname(installed), 'static')
 }
 

@@ -1,7 +1,7 @@
 import { type Dialect, Kysely, type LogEvent } from 'kysely'
 import type { DatabaseConfig } from '../../config.js'
 import { type DialectProfile, POSTGRES, SQLITE } from './dialect.js'
-import { allowImmediateReads } from './immediate-reads.js'
+import { allowDirectReads } from './direct-reads.js'
 import { migrateToLatest } from './migrate.js'
 import type { PoolStats } from './opened-dialect.js'
 import { openPostgres } from './postgres.js'
@@ -110,7 +110,7 @@ export async function createDatabase(
   const instrumented = (dialect: Dialect, profile: DialectProfile) =>
     translatingErrors(traced ? tracingQueries(dialect, profile) : dialect, profile)
   const profile = config.kind === 'sqlite' ? SQLITE : POSTGRES
-  const { dialect, poolStats, ping, readNow } =
+  const { dialect, poolStats, ping, readDirectly } =
     config.kind === 'sqlite'
       ? await openSqlite(config.file, timeoutMs)
       : await openPostgres({ ...config, timeoutMs, onConnectionError: events.onConnectionError })
@@ -125,12 +125,16 @@ export async function createDatabase(
     throw error
   }
   // Queries watched one by one (spans, onQuery) all take Kysely's path.
-  if (readNow && !traced && !events.onQuery) {
-    allowImmediateReads(db, (sql, parameters) => {
+  if (readDirectly && !traced && !events.onQuery) {
+    const translated = (error: unknown) => {
+      throw translateError(error, profile)
+    }
+    allowDirectReads(db, (sql, parameters) => {
       try {
-        return readNow(sql, parameters)
+        const rows = readDirectly(sql, parameters)
+        return rows instanceof Promise ? rows.catch(translated) : rows
       } catch (error) {
-        throw translateError(error, profile)
+        return translated(error)
       }
     })
   }

@@ -1,5 +1,5 @@
 import type { Dialect } from 'kysely'
-import type { ImmediateRead } from './immediate-reads.js'
+import type { DirectRead } from './direct-reads.js'
 
 export interface PoolStats {
   readonly total: number
@@ -15,6 +15,6 @@ export interface OpenedDialect {
   readonly poolStats: () => PoolStats | undefined
   /** Resolves when the database answers a trivial query. */
   readonly ping: () => Promise<void>
-  /** Reads run at once while the connection is free (SQLite), when nothing watches queries. */
-  readonly readNow?: ImmediateRead
+  /** Reads without Kysely's connection machinery (direct-reads.ts), when nothing watches queries. */
+  readonly readDirectly?: DirectRead | undefined
 }

@@ -91,5 +91,16 @@ export async function openPostgres(options: PostgresOptions): Promise<OpenedDial
     ping: async () => {
       await pool.query('select 1')
     },
+    // Behind a transaction pooler every statement needs its transaction's settings.
+    readDirectly: pooled
+      ? undefined
+      : async (sql, parameters) => {
+          const client = await pool.connect()
+          try {
+            return (await run<unknown>(client, sql, [...parameters])).rows
+          } finally {
+            client.release()
+          }
+        },
   }
 }

@@ -1,5 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely'
-import { immediateReadsOf } from './immediate-reads.js'
+import { directReadsOf } from './direct-reads.js'
 
 /** A compiled query, run with the values given, in the order of its stand-ins. */
 export interface Precompiled<Row, Parameters extends unknown[] = unknown[]> {
@@ -12,10 +12,12 @@ function bound<Schema, Row, Parameters extends unknown[]>(
   db: Kysely<Schema>,
   compiled: CompiledQuery<Row>,
 ): Precompiled<Row, Parameters> {
-  const readNow = immediateReadsOf(db)
-  const run = async (...parameters: Parameters) =>
-    (readNow?.(compiled.sql, parameters) as Row[] | undefined) ??
-    (await db.executeQuery<Row>({ ...compiled, parameters })).rows
+  const readDirectly = directReadsOf(db)
+  const run = async (...parameters: Parameters): Promise<Row[]> => {
+    const direct = readDirectly?.(compiled.sql, parameters)
+    if (direct !== undefined) return direct as Row[] | Promise<Row[]>
+    return (await db.executeQuery<Row>({ ...compiled, parameters })).rows
+  }
   return Object.assign(run, {
     on: <Other>(other: Kysely<Other>) => bound<Other, Row, Parameters>(other, compiled),
   })
@@ -36,8 +38,8 @@ export function hotStatementName(sql: string): string | undefined {
 /**
  * Kysely builds and compiles a query on every call. A lookup by key runs thousands of
  * times a second with the same SQL, so it is compiled once, with stand-in values, and
- * run with the real ones, given in the same order. On SQLite a read runs at once while
- * the connection is free (immediate-reads.ts). On PostgreSQL it is also a named
+ * run with the real ones, given in the same order, outside Kysely's connection machinery
+ * where the database allows it (direct-reads.ts). On PostgreSQL it is also a named
  * (prepared) statement, unless DB_PREPARED_STATEMENTS says otherwise (postgres.ts).
  */
 export function precompiled<Schema, Row, Parameters extends unknown[] = unknown[]>(

@@ -55,7 +55,7 @@ export async function openSqlite(file: string, timeoutMs: number): Promise<Opene
   database.pragma(`busy_timeout = ${timeoutMs}`)
   const statements = reusingStatements(database)
   // Kysely queues every use of the one connection (a transaction holds it throughout);
-  // while none holds it or waits for it, a read may run at once (immediate-reads.ts).
+  // while none holds it or waits for it, a read may run at once (direct-reads.ts).
   let users = 0
   const dialect = wrappedDialect(new SqliteDialect({ database: statements }), {
     query: (_query, run) => run(),
@@ -68,7 +68,7 @@ export async function openSqlite(file: string, timeoutMs: number): Promise<Opene
   })
   return {
     dialect: migratingUnderLock(dialect, MIGRATION_LOCK),
-    readNow: (sql, parameters) => {
+    readDirectly: (sql, parameters) => {
       if (users > 0) return undefined
       const statement = statements.prepare(sql)
       return statement.reader ? (statement.all(parameters) as unknown[]) : undefined

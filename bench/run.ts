@@ -6,8 +6,8 @@
  *   npm run bench -- [--rounds 3] [--seconds 5] [--connections 50] [--skip-1m] [--no-build]
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench   (adds PostgreSQL)
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
@@ -17,9 +17,9 @@ import { loadConfig } from '../src/config.js'
 import { createDatabase } from '../src/infra/db/create-database.js'
 import { startIdentityProvider } from '../test/helpers/identity-provider.js'
 import { startOtlpReceiver } from '../test/helpers/otlp-receiver.js'
-import { freePort } from '../test/helpers/ports.js'
 import { startRedis } from '../test/helpers/redis.js'
 import { loadMembers, memberIdOf, SEARCH_COHORT, SEARCH_PREFIX } from './load-members.js'
+import { cpuUs, median, type Running, rssMb, start, stopAll } from './processes.js'
 
 const { values: options } = parseArgs({
   options: {
@@ -53,24 +53,6 @@ interface Sample {
 }
 
 type Figure = 'reqPerSec' | 'p99' | 'cpuUsPerRequest' | 'peakRssMb' | 'ms'
-
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024
-}
-
-const CLOCK_TICKS_PER_SECOND = Number(
-  spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100,
-)
-
-/** The CPU time a process has spent so far (user + system), in microseconds. */
-function cpuUs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  // Fields after the command name (which may hold spaces): state is [0], utime [11], stime [12].
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  const ticks = Number(fields[11]) + Number(fields[12])
-  return (ticks / CLOCK_TICKS_PER_SECOND) * 1_000_000
-}
 
 /**
  * autocannon against one path of a server process: answers per second, latencies, the
@@ -109,58 +91,7 @@ async function load(
   }
 }
 
-const median = (numbers: number[]) => {
-  const sorted = [...numbers].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
-}
-
 // ---------------------------------------------------------------- processes
-
-const children: ChildProcess[] = []
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGKILL')
-})
-
-async function answersAt(url: string, deadline: number): Promise<void> {
-  while (performance.now() < deadline) {
-    try {
-      if ((await fetch(url)).status === 200) return
-    } catch {
-      // not listening yet
-    }
-    await new Promise((done) => setTimeout(done, 5))
-  }
-  throw new Error(`${url} did not answer 200 in time`)
-}
-
-interface Running {
-  readonly base: string
-  readonly pid: number
-  stop(): void
-}
-
-/** Starts `node <script>` and resolves once `readyPath` answers 200; `startupMs` is spawn to that 200. */
-async function start(
-  script: string,
-  env: Record<string, string>,
-  readyPath: string,
-): Promise<Running & { startupMs: number }> {
-  const port = await freePort()
-  const started = performance.now()
-  const child = spawn(process.execPath, [script], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: 'ignore',
-  })
-  children.push(child)
-  const base = `http://127.0.0.1:${port}`
-  await answersAt(`${base}${readyPath}`, started + 30_000)
-  return {
-    base,
-    pid: child.pid ?? 0,
-    startupMs: performance.now() - started,
-    stop: () => child.kill('SIGKILL'),
-  }
-}
 
 const service = (
   database: DatabaseConfig,
@@ -591,8 +522,7 @@ async function main(): Promise<void> {
     const entry = samples.get(scenario)
     return rowsOf(scenario, entry?.references ?? [], entry?.ours ?? [])
   })
-  for (const child of children) child.kill('SIGKILL')
-  children.length = 0
+  stopAll()
   console.log('Cold start')
   rows.push(await coldStart(sqliteSmall))
 

@@ -1,0 +1,89 @@
+/**
+ * What the bench scripts share: server processes started for a run (killed when it
+ * ends), and what /proc says about them (resident memory, CPU time).
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { freePort } from '../test/helpers/ports.js'
+
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024
+}
+
+const CLOCK_TICKS_PER_SECOND = Number(
+  spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100,
+)
+
+/** The CPU time a process has spent so far (user + system), in microseconds. */
+export function cpuUs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // Fields after the command name (which may hold spaces): state is [0], utime [11], stime [12].
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const ticks = Number(fields[11]) + Number(fields[12])
+  return (ticks / CLOCK_TICKS_PER_SECOND) * 1_000_000
+}
+
+export const median = (numbers: number[]) => {
+  const sorted = [...numbers].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+}
+
+const children: ChildProcess[] = []
+process.on('exit', () => stopAll())
+
+/** Kills every process started so far. */
+export function stopAll(): void {
+  for (const child of children) child.kill('SIGKILL')
+  children.length = 0
+}
+
+async function answersAt(url: string, deadline: number): Promise<void> {
+  while (performance.now() < deadline) {
+    try {
+      if ((await fetch(url)).status === 200) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((done) => setTimeout(done, 5))
+  }
+  throw new Error(`${url} did not answer 200 in time`)
+}
+
+export interface Running {
+  readonly base: string
+  readonly pid: number
+  stop(): void
+}
+
+/**
+ * Starts `node <script>` (under `taskset -c <cpus>` when given) and resolves once
+ * `readyPath` answers 200; `startupMs` is spawn to that 200.
+ */
+export async function start(
+  script: string,
+  env: Record<string, string>,
+  readyPath: string,
+  cpus?: string,
+): Promise<Running & { startupMs: number }> {
+  const port = await freePort()
+  const started = performance.now()
+  const command = [process.execPath, script]
+  const child = spawn(
+    cpus ? 'taskset' : process.execPath,
+    cpus ? ['-c', cpus, ...command] : [script],
+    {
+      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: 'ignore',
+    },
+  )
+  children.push(child)
+  const base = `http://127.0.0.1:${port}`
+  await answersAt(`${base}${readyPath}`, started + 30_000)
+  return {
+    base,
+    pid: child.pid ?? 0,
+    startupMs: performance.now() - started,
+    stop: () => child.kill('SIGKILL'),
+  }
+}

@@ -606,11 +606,14 @@ for (const target of DATABASES) {
     const suite = serverPerSuite(target)
 
     it('answers 500 e.ex.fw.9002 without the cause and logs the cause under the track id', async () => {
-      await createTodo(suite.server)
+      const created = (await createTodo(suite.server)).body as { todoId: string }
       await suite.database.exec('drop table todo')
 
       const response = await suite.server.request('GET', TODOS)
       expectJson(response, 500, { code: 'e.ex.fw.9002', message: 'System error occurred.' })
+      // A lookup by id runs past Kysely (direct-reads.ts): its failure is translated alike.
+      const lookup = await suite.server.request('GET', `${TODOS}/${created.todoId}`)
+      expectJson(lookup, 500, { code: 'e.ex.fw.9002', message: 'System error occurred.' })
 
       const track = response.headers['x-track']
       expect(track).toMatch(TRACK_ID)

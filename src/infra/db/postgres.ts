@@ -91,16 +91,15 @@ export async function openPostgres(options: PostgresOptions): Promise<OpenedDial
     ping: async () => {
       await pool.query('select 1')
     },
-    // Behind a transaction pooler every statement needs its transaction's settings.
-    readDirectly: pooled
-      ? undefined
-      : async (sql, parameters) => {
-          const client = await pool.connect()
-          try {
-            return (await run<unknown>(client, sql, [...parameters])).rows
-          } finally {
-            client.release()
-          }
-        },
+    // Through the same pool as Kysely: named, and behind a transaction pooler in a
+    // transaction with its settings, exactly as Kysely's statements are.
+    readDirectly: async (sql, parameters) => {
+      const client = await kyselyPool.connect()
+      try {
+        return (await client.query<unknown>(sql, parameters)).rows
+      } finally {
+        client.release()
+      }
+    },
   }
 }

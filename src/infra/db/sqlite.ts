@@ -58,7 +58,6 @@ export async function openSqlite(file: string, timeoutMs: number): Promise<Opene
   // while none holds it or waits for it, a read may run at once (direct-reads.ts).
   let users = 0
   const dialect = wrappedDialect(new SqliteDialect({ database: statements }), {
-    query: (_query, run) => run(),
     onAcquire: () => {
       users += 1
     },

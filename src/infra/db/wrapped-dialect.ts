@@ -8,8 +8,8 @@ import type {
 } from 'kysely'
 
 export interface DialectWrapping {
-  /** Runs every statement: call `run` for the real one. */
-  query<R>(query: CompiledQuery, run: () => Promise<QueryResult<R>>): Promise<QueryResult<R>>
+  /** Runs every statement: call `run` for the real one; default: as is. */
+  query?<R>(query: CompiledQuery, run: () => Promise<QueryResult<R>>): Promise<QueryResult<R>>
   /** Runs every other driver call (connect, begin, commit, rollback); default: as is. */
   call?<T>(work: () => Promise<T>): Promise<T>
   /** Told when a connection is asked for, and when one is given back. */
@@ -24,11 +24,13 @@ export interface DialectWrapping {
  */
 export function wrappedDialect(dialect: Dialect, wrapping: DialectWrapping): Dialect {
   const call = wrapping.call ?? (<T>(work: () => Promise<T>) => work())
+  const query =
+    wrapping.query ?? (<R>(_query: CompiledQuery, run: () => Promise<QueryResult<R>>) => run())
 
   class WrappedConnection implements DatabaseConnection {
     constructor(readonly inner: DatabaseConnection) {}
-    executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-      return wrapping.query(query, () => this.inner.executeQuery<R>(query))
+    executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+      return query(compiled, () => this.inner.executeQuery<R>(compiled))
     }
     streamQuery<R>(
       query: CompiledQuery,

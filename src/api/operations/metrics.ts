@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 import { plainErrorResponses } from '../common/responses.js'
 import { JSON_CONTENT_TYPE } from '../http/media-types.js'
 import { message } from '../messages/index.js'
+import { RequestMetrics } from './request-metrics.js'
 
 export interface MetricsOptions {
   /** Pool figures, when the database has a pool. */
@@ -66,8 +67,6 @@ function listenSeparately(
   })
 }
 
-const LABELS = ['method', 'route', 'status'] as const
-
 /**
  * Prometheus metrics at /metrics: requests and their duration by route template (never
  * the raw URL, so ids do not explode the label set), method and status; the database
@@ -79,19 +78,7 @@ export function serveMetrics(
 ): void {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by route template, method and status.',
-    labelNames: LABELS,
-    registers: [registry],
-  })
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from request to response, by route template, method and status.',
-    labelNames: LABELS,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  })
+  const requests = new RequestMetrics(registry)
   new Gauge({
     name: 'db_pool_connections',
     help: 'Database pool connections: total, idle, and queries waiting for one.',
@@ -118,13 +105,8 @@ export function serveMetrics(
   }
 
   app.addHook('onResponse', (request, reply, done) => {
-    const labels = {
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-      status: String(reply.statusCode),
-    }
-    requests.inc(labels)
-    duration.observe(labels, reply.elapsedTime / 1000)
+    const route = request.routeOptions.url ?? 'unmatched'
+    requests.record(request.method, route, reply.statusCode, reply.elapsedTime / 1000)
     done()
   })
 

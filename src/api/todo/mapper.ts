@@ -1,4 +1,5 @@
 import type { Static } from 'typebox'
+import { formatInstant } from '../../domain/common/instant.js'
 import type { Todo } from '../../domain/todo/model.js'
 import type { TodoResource } from './schemas.js'
 
@@ -7,6 +8,6 @@ export function toTodoResource(todo: Todo): Static<typeof TodoResource> {
     todoId: todo.todoId,
     todoTitle: todo.todoTitle,
     finished: todo.finished,
-    createdAt: todo.createdAt.toISOString(),
+    createdAt: formatInstant(todo.createdAt),
   }
 }

@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from 'kysely'
+import { parseInstant } from '../../domain/common/instant.js'
 
 /**
  * The few real differences between SQLite and PostgreSQL that code outside this
@@ -53,7 +54,7 @@ export const POSTGRES: DialectProfile = {
 }
 
 export function toDate(value: Date | string): Date {
-  return value instanceof Date ? value : new Date(value)
+  return value instanceof Date ? value : parseInstant(value)
 }
 
 export function toBoolean(value: boolean | number): boolean {

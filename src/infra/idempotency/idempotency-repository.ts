@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely'
+import { formatInstant } from '../../domain/common/instant.js'
 import type { IdempotencyRecord, StoredOutcome } from '../../domain/idempotency/model.js'
 import type { IdempotencyRepository } from '../../domain/idempotency/repository.js'
 import { toDate } from '../db/dialect.js'
@@ -34,7 +35,7 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
     // The primary key decides between concurrent claims, on every instance alike.
     const result = await this.db
       .insertInto('idempotency_key')
-      .values({ idempotency_key: key, request_hash: requestHash, created_at: now.toISOString() })
+      .values({ idempotency_key: key, request_hash: requestHash, created_at: formatInstant(now) })
       .onConflict((conflict) => conflict.column('idempotency_key').doNothing())
       .executeTakeFirst()
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1
@@ -59,7 +60,7 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
         etag: outcome.etag,
       })
       .where('idempotency_key', '=', key)
-      .where('created_at', '=', createdAt.toISOString())
+      .where('created_at', '=', formatInstant(createdAt))
       .executeTakeFirst()
     return result.numUpdatedRows > 0n
   }
@@ -76,13 +77,13 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
     return this.db
       .deleteFrom('idempotency_key')
       .where('idempotency_key', '=', key)
-      .where('created_at', '=', createdAt.toISOString())
+      .where('created_at', '=', formatInstant(createdAt))
   }
 
   async deleteCreatedBefore(cutoff: Date): Promise<number> {
     const result = await this.db
       .deleteFrom('idempotency_key')
-      .where('created_at', '<', cutoff.toISOString())
+      .where('created_at', '<', formatInstant(cutoff))
       .executeTakeFirst()
     return Number(result.numDeletedRows)
   }

@@ -1,4 +1,5 @@
 import type { ExpressionBuilder, Kysely, SelectQueryBuilder } from 'kysely'
+import { formatInstant } from '../../domain/common/instant.js'
 import type {
   Member,
   MemberPage,
@@ -174,8 +175,8 @@ export class KyselyMemberRepository implements MemberRepository {
         .values({
           member_id: member.memberId,
           ...profileColumns(member),
-          created_at: member.createdAt.toISOString(),
-          last_modified_at: member.lastModifiedAt.toISOString(),
+          created_at: formatInstant(member.createdAt),
+          last_modified_at: formatInstant(member.lastModifiedAt),
           version: member.version,
         })
         .execute()
@@ -185,8 +186,8 @@ export class KyselyMemberRepository implements MemberRepository {
           member_id: member.memberId,
           sign_id: member.credential.signId,
           password_hash: member.credential.passwordHash,
-          password_last_changed_at: member.credential.passwordLastChangedAt.toISOString(),
-          last_modified_at: member.credential.lastModifiedAt.toISOString(),
+          password_last_changed_at: formatInstant(member.credential.passwordLastChangedAt),
+          last_modified_at: formatInstant(member.credential.lastModifiedAt),
         })
         .execute()
     }
@@ -210,7 +211,7 @@ export class KyselyMemberRepository implements MemberRepository {
       .updateTable('member')
       .set({
         ...profileColumns(member),
-        last_modified_at: member.lastModifiedAt.toISOString(),
+        last_modified_at: formatInstant(member.lastModifiedAt),
         version: member.version,
       })
       .where('member_id', '=', member.memberId)

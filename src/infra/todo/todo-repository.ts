@@ -1,4 +1,5 @@
 import { type Kysely, type Selectable, sql } from 'kysely'
+import { formatInstant } from '../../domain/common/instant.js'
 import type { Todo } from '../../domain/todo/model.js'
 import type { TodoListPosition, TodoRepository } from '../../domain/todo/repository.js'
 import { toBoolean, toDate } from '../db/dialect.js'
@@ -64,7 +65,7 @@ export class KyselyTodoRepository implements TodoRepository {
 
   async listAfter(after: TodoListPosition | undefined, limit: number): Promise<Todo[]> {
     const rows = after
-      ? await this.#pageAfter(after.createdAt.toISOString(), after.todoId, limit)
+      ? await this.#pageAfter(formatInstant(after.createdAt), after.todoId, limit)
       : await this.#firstPage(limit)
     return rows.map(toTodo)
   }
@@ -81,7 +82,7 @@ export class KyselyTodoRepository implements TodoRepository {
       .values({
         todo_id: todo.todoId,
         todo_title: todo.todoTitle,
-        created_at: todo.createdAt.toISOString(),
+        created_at: formatInstant(todo.createdAt),
       })
       .execute()
   }

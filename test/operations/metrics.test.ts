@@ -60,6 +60,50 @@ for (const target of DATABASES) {
       )
     })
 
+    it('counts each answer in the buckets its duration falls under, and sums the durations', async () => {
+      for (let i = 0; i < 3; i += 1) await suite.server.request('GET', '/api/v1/todos/counted')
+      const text = await scrape()
+      const value = (line: string | undefined) => Number(line?.split(' ').at(-1))
+      const series = (name: string) =>
+        samples(text, name).filter((line) =>
+          line.includes('route="/api/v1/todos/:todoId",status="404"'),
+        )
+      const cumulative = series('http_request_duration_seconds_bucket').map(value)
+      const total = value(series('http_request_duration_seconds_count')[0])
+      const sum = value(series('http_request_duration_seconds_sum')[0])
+      expect(cumulative.length).toBe(13)
+      expect(cumulative.at(-1)).toBe(total)
+      expect(total).toBeGreaterThanOrEqual(3)
+      // Each answer lies between its bucket's lower and upper bound, so the sum does too.
+      const bounds = [
+        0,
+        0.001,
+        0.0025,
+        0.005,
+        0.01,
+        0.025,
+        0.05,
+        0.1,
+        0.25,
+        0.5,
+        1,
+        2.5,
+        5,
+        Infinity,
+      ]
+      let lowest = 0
+      let highest = 0
+      cumulative.forEach((count, index) => {
+        const inBucket = count - (cumulative[index - 1] ?? 0)
+        expect(inBucket).toBeGreaterThanOrEqual(0)
+        if (inBucket === 0) return
+        lowest += inBucket * (bounds[index] as number)
+        highest += inBucket * (bounds[index + 1] as number)
+      })
+      expect(sum).toBeGreaterThanOrEqual(lowest)
+      expect(sum).toBeLessThanOrEqual(highest)
+    })
+
     it('includes the default process metrics', async () => {
       const text = await scrape()
       for (const name of [

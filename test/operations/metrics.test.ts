@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { BUCKETS } from '../../src/api/operations/request-metrics.js'
 import { DATABASES, SQLITE_TARGET } from '../helpers/databases.js'
 import { http } from '../helpers/http.js'
 import { serverPerSuite } from '../helpers/server.js'
@@ -58,6 +59,22 @@ for (const target of DATABASES) {
       expect(samples(text, 'http_request_duration_seconds_count').join('\n')).toContain(
         'route="/api/v1/todos",status="201"} 1',
       )
+      // The exposition as Prometheus reads it: types declared, the bucket's bound first.
+      expect(text).toContain('# TYPE http_requests_total counter')
+      expect(text).toContain('# TYPE http_request_duration_seconds histogram')
+      const series = 'method="POST",route="/api/v1/todos",status="201"'
+      expect(
+        buckets[0]?.startsWith(`http_request_duration_seconds_bucket{le="0.001",${series}} `),
+      ).toBe(true)
+      expect(buckets.at(-1)).toBe(`http_request_duration_seconds_bucket{le="+Inf",${series}} 1`)
+      expect(samples(text, 'http_request_duration_seconds_count')).toContain(
+        `http_request_duration_seconds_count{${series}} 1`,
+      )
+      const sum = samples(text, 'http_request_duration_seconds_sum').find((line) =>
+        line.includes(series),
+      )
+      expect(sum?.startsWith(`http_request_duration_seconds_sum{${series}} `)).toBe(true)
+      expect(Number(sum?.split(' ').at(-1))).toBeGreaterThan(0)
     })
 
     it('counts each answer in the buckets its duration falls under, and sums the durations', async () => {
@@ -75,22 +92,7 @@ for (const target of DATABASES) {
       expect(cumulative.at(-1)).toBe(total)
       expect(total).toBeGreaterThanOrEqual(3)
       // Each answer lies between its bucket's lower and upper bound, so the sum does too.
-      const bounds = [
-        0,
-        0.001,
-        0.0025,
-        0.005,
-        0.01,
-        0.025,
-        0.05,
-        0.1,
-        0.25,
-        0.5,
-        1,
-        2.5,
-        5,
-        Infinity,
-      ]
+      const bounds = [0, ...BUCKETS, Infinity]
       let lowest = 0
       let highest = 0
       cumulative.forEach((count, index) => {

@@ -1,6 +1,7 @@
 import type { Metric, Registry } from 'prom-client'
 
-const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+/** The duration histogram's upper bounds, in seconds. */
+export const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 
 interface Labels {
   readonly method: string

@@ -126,15 +126,15 @@ export async function createDatabase(
   }
   // Queries watched one by one (spans, onQuery) all take Kysely's path.
   if (readDirectly && !traced && !events.onQuery) {
-    const translated = (error: unknown) => {
+    const throwTranslated = (error: unknown): never => {
       throw translateError(error, profile)
     }
     allowDirectReads(db, (sql, parameters) => {
       try {
         const rows = readDirectly(sql, parameters)
-        return rows instanceof Promise ? rows.catch(translated) : rows
+        return rows instanceof Promise ? rows.catch(throwTranslated) : rows
       } catch (error) {
-        return translated(error)
+        return throwTranslated(error)
       }
     })
   }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { JWKS_TIMEOUT_MS } from '../../src/api/http/authentication.js'
 import { type IsolatedDatabase, SQLITE_TARGET } from '../helpers/databases.js'
 import { type IdentityProvider, startIdentityProvider } from '../helpers/identity-provider.js'
 import { startServer, type TestServer } from '../helpers/server.js'
@@ -15,15 +16,19 @@ const authSettings = (provider: IdentityProvider) => ({
   AUTH_JWKS_COOLDOWN: String(COOLDOWN_MS),
 })
 
-/** A stand-in provider and a server that trusts it, for the enclosing describe block. */
-function authenticatedServerPerSuite() {
+/**
+ * A stand-in provider and a server that trusts it: once for the enclosing describe block,
+ * or fresh for each of its tests.
+ */
+function authenticatedServerPer(scope: 'suite' | 'test') {
+  const [before, after] = scope === 'suite' ? [beforeAll, afterAll] : [beforeEach, afterEach]
   const suite = {} as { provider: IdentityProvider; database: IsolatedDatabase; server: TestServer }
-  beforeAll(async () => {
+  before(async () => {
     suite.provider = await startIdentityProvider()
     suite.database = await SQLITE_TARGET.create()
     suite.server = await startServer(suite.database.config, authSettings(suite.provider))
   })
-  afterAll(async () => {
+  after(async () => {
     await suite.server?.close()
     await suite.provider?.stop()
     await suite.database?.drop()
@@ -36,7 +41,7 @@ function authenticatedServerPerSuite() {
  * real JSON Web Key Set over HTTP, with tokens signed by jose as a provider's are.
  */
 describe('authentication with bearer tokens from an OpenID Connect provider', () => {
-  const suite = authenticatedServerPerSuite()
+  const suite = authenticatedServerPer('suite')
 
   const call = (method: string, path: string, token?: string, body?: unknown, language?: string) =>
     suite.server.request(method, `/api/v1${path}`, {
@@ -229,31 +234,110 @@ describe('authentication with bearer tokens from an OpenID Connect provider', ()
   })
 })
 
-describe('authentication when the provider does not answer', () => {
-  const suite = authenticatedServerPerSuite()
+/**
+ * jose waits its cooldown only after a fetch that succeeded; the service waits it after
+ * every fetch, whatever the provider answered, and requests share the fetch in flight.
+ */
+describe('authentication while the provider fails', () => {
+  const suite = authenticatedServerPer('test')
 
   const read = async (token: string) =>
     suite.server.request('GET', '/api/v1/todos', { headers: { authorization: `Bearer ${token}` } })
 
-  it('fails closed with 503 e.ex.fw.9004 while the keys cannot be fetched, and keeps using keys it has', async () => {
-    const known = await suite.provider.token('todos:read')
-    await suite.provider.stop()
-    // No key fetched yet: nothing can be verified.
-    const refused = await read(known)
-    expect(refused.status).toBe(503)
-    expect(refused.body).toEqual({
+  const unknownKeyTokens = (count: number) =>
+    Promise.all(
+      Array.from({ length: count }, () =>
+        suite.provider.token('todos:read', { kid: randomUUID() }),
+      ),
+    )
+
+  const expectUnavailable = (response: Awaited<ReturnType<typeof read>>) => {
+    expect(response.status).toBe(503)
+    expect(response.headers['content-type']).toBe(JSON_TYPE)
+    expect(response.body).toEqual({
       code: 'e.ex.fw.9004',
       message: 'Authentication is unavailable: the identity provider does not answer.',
     })
+  }
+
+  /** How many key-set fetches the provider received while `run` ran. */
+  const fetchesDuring = async (run: () => Promise<unknown>) => {
+    const before = suite.provider.fetches
+    await run()
+    return suite.provider.fetches - before
+  }
+
+  /** The tokens one after another, all within one cooldown, each answered 503. */
+  const unavailableInARow = async (tokens: readonly string[]) => {
+    const started = Date.now()
+    for (const token of tokens) expectUnavailable(await read(token))
+    expect(Date.now() - started).toBeLessThan(COOLDOWN_MS)
+  }
+
+  it('answering 500: 15 unknown key ids within a cooldown cost one fetch, one more only after it, and the recovery is followed', async () => {
+    suite.provider.answerWith('error')
+    const tokens = await unknownKeyTokens(15)
+    expect(await fetchesDuring(() => unavailableInARow(tokens))).toBe(1)
+    await sleep(COOLDOWN_MS)
+    expect(await fetchesDuring(() => unavailableInARow(tokens))).toBe(1)
+
+    suite.provider.answerWith('keys')
+    const valid = await suite.provider.token('todos:read')
+    // Within the cooldown of the failed fetch the provider is not asked, though it is back.
+    expect(await fetchesDuring(() => unavailableInARow([valid]))).toBe(0)
+    await sleep(COOLDOWN_MS)
+    expect(await fetchesDuring(async () => expect((await read(valid)).status).toBe(200))).toBe(1)
+  })
+
+  it('hanging: concurrent requests share one fetch, answered 503 at its timeout, and the cooldown starts then', async () => {
+    suite.provider.answerWith('hang')
+    const tokens = await unknownKeyTokens(15)
+    const started = Date.now()
+    const burst = await fetchesDuring(async () => {
+      for (const response of await Promise.all(tokens.map(read))) expectUnavailable(response)
+    })
+    const waited = Date.now() - started
+    expect(burst).toBe(1)
+    expect(waited).toBeGreaterThanOrEqual(JWKS_TIMEOUT_MS - 100)
+    expect(waited).toBeLessThan(JWKS_TIMEOUT_MS + COOLDOWN_MS)
+    const [first = '', second = ''] = tokens
+    expect(await fetchesDuring(async () => expectUnavailable(await read(first)))).toBe(0)
+    await sleep(COOLDOWN_MS)
+    expect(await fetchesDuring(async () => expectUnavailable(await read(second)))).toBe(1)
+  }, 30_000)
+
+  it('answering what is not JSON: fetched keys still verify, unknown key ids cost one fetch per cooldown', async () => {
+    const known = await suite.provider.token('todos:read')
+    expect(await fetchesDuring(async () => expect((await read(known)).status).toBe(200))).toBe(1)
+    suite.provider.answerWith('not-json')
+    await suite.provider.rotate()
+    await sleep(COOLDOWN_MS)
+    const tokens = await unknownKeyTokens(15)
+    expect(await fetchesDuring(() => unavailableInARow(tokens))).toBe(1)
+    expect(await fetchesDuring(async () => expect((await read(known)).status).toBe(200))).toBe(0)
+    await sleep(COOLDOWN_MS)
+    expect(await fetchesDuring(() => unavailableInARow(tokens))).toBe(1)
+
+    suite.provider.answerWith('keys')
+    await sleep(COOLDOWN_MS)
+    const rotated = await suite.provider.token('todos:read')
+    expect(await fetchesDuring(async () => expect((await read(rotated)).status).toBe(200))).toBe(1)
+  })
+
+  it('refusing connections: fails closed, keeps using keys it has, and asks again only after the cooldown', async () => {
+    const known = await suite.provider.token('todos:read')
+    await suite.provider.stop()
+    // No key fetched yet: nothing can be verified.
+    await unavailableInARow([known, known, known])
     await suite.provider.start()
-    expect((await read(known)).status).toBe(200)
+    expect(await fetchesDuring(() => unavailableInARow([known]))).toBe(0)
+    await sleep(COOLDOWN_MS)
+    expect(await fetchesDuring(async () => expect((await read(known)).status).toBe(200))).toBe(1)
     // Down again: the fetched key still verifies its tokens; an unknown key cannot be looked up.
     await suite.provider.stop()
     expect((await read(await suite.provider.token('todos:read'))).status).toBe(200)
     await sleep(COOLDOWN_MS)
-    expect(
-      (await read(await suite.provider.token('todos:read', { kid: randomUUID() }))).status,
-    ).toBe(503)
+    await unavailableInARow(await unknownKeyTokens(3))
     await suite.provider.start()
   })
 })

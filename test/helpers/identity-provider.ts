@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
+import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { type CryptoKey, exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT } from 'jose'
+
+/**
+ * How the key-set URL answers: the keys, `500`, never (the connection stays open with no
+ * answer until the client gives up), or `200` with a body that is not JSON.
+ */
+export type KeySetAnswer = 'keys' | 'error' | 'hang' | 'not-json'
 
 /**
  * A stand-in OpenID Connect provider on a loopback port: a JSON Web Key Set served over
@@ -11,8 +17,10 @@ export interface IdentityProvider {
   readonly jwksUrl: string
   readonly issuer: string
   readonly audience: string
-  /** How many times the key set was fetched. */
+  /** How many requests for the key set arrived, whatever they were answered. */
   readonly fetches: number
+  /** From now on the key-set URL answers so (at first: `keys`). */
+  answerWith(answer: KeySetAnswer): void
   /** A token of the current key with these scopes; `claims` and `header` override. */
   token(scope: string, options?: TokenOptions): Promise<string>
   /** A token signed by a key the provider never published, under the current key's id. */
@@ -52,11 +60,22 @@ async function newKey(): Promise<SigningKey> {
   }
 }
 
+function answerKeySet(response: ServerResponse, answer: KeySetAnswer, key: SigningKey): void {
+  if (answer === 'hang') return
+  if (answer === 'error') {
+    response.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error')
+    return
+  }
+  response.writeHead(200, { 'content-type': answer === 'keys' ? 'application/json' : 'text/html' })
+  response.end(answer === 'keys' ? JSON.stringify({ keys: [key.jwk] }) : '<html>Sign in</html>')
+}
+
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
 export async function startIdentityProvider(): Promise<IdentityProvider> {
   let key = await newKey()
   let fetches = 0
+  let answer: KeySetAnswer = 'keys'
   let server: Server | undefined
   let port = 0
   const listen = async () => {
@@ -66,8 +85,7 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
         return
       }
       fetches += 1
-      response.writeHead(200, { 'content-type': 'application/json' })
-      response.end(JSON.stringify({ keys: [key.jwk] }))
+      answerKeySet(response, answer, key)
     })
     await new Promise<void>((resolve) => server?.listen(port, '127.0.0.1', resolve))
     port = (server.address() as AddressInfo).port
@@ -93,6 +111,9 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
     audience,
     get fetches() {
       return fetches
+    },
+    answerWith: (next) => {
+      answer = next
     },
     token: (scope, options) => signed(key.privateKey, key.kid, scope, options),
     tokenOfAnotherKey: async (scope) => signed((await newKey()).privateKey, key.kid, scope),

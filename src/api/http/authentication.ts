@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AuthConfig } from '../../config.js'
 import { ApiProblem, PROBLEMS } from '../errors/problems.js'
+import { fetchAtMostOncePer } from './key-set-fetch.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -58,7 +59,10 @@ const ALGORITHMS = [
 ]
 /** Seconds a token's clocks (exp, nbf, iat) may disagree with ours. */
 const CLOCK_TOLERANCE_S = 30
-const JWKS_TIMEOUT_MS = 5_000
+/** Milliseconds a key-set fetch may take, answer included. */
+export const JWKS_TIMEOUT_MS = 5_000
+/** Milliseconds fetched keys verify tokens without a refetch: jose's default. */
+const KEY_SET_MAX_AGE_MS = 600_000
 const REALM = 'api'
 
 /**
@@ -88,8 +92,11 @@ function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1]
 }
 
-/** A failed verification as the answer: the token's fault (401), or the provider's (503). */
-function refusal(error: unknown): ApiProblem {
+/**
+ * A failed verification as the answer: the token's fault (401), or the provider's (503,
+ * with Retry-After: the key set is not fetched again before the cooldown has passed).
+ */
+function refusal(error: unknown, cooldownMs: number): ApiProblem {
   const code = (error as { code?: unknown }).code
   const reason = typeof code === 'string' ? INVALID_TOKEN_REASONS[code] : undefined
   if (reason !== undefined) {
@@ -97,8 +104,11 @@ function refusal(error: unknown): ApiProblem {
       headers: challenge({ error: 'invalid_token', error_description: reason }),
     })
   }
-  // The key set could not be fetched or read (timeout, refused, not JSON): fail closed.
-  return new ApiProblem(PROBLEMS.identityProviderUnavailable)
+  // The key set could not be fetched or read (timeout, refused, not JSON), or its last
+  // fetch failed less than a cooldown ago: fail closed.
+  return new ApiProblem(PROBLEMS.identityProviderUnavailable, {
+    headers: { 'retry-after': String(Math.ceil(cooldownMs / 1000)) },
+  })
 }
 
 /**
@@ -112,14 +122,19 @@ export async function requireBearerTokens(
   auth: AuthConfig,
 ): Promise<void> {
   // Loaded only when authentication is on: otherwise it would only slow the start.
-  const { createRemoteJWKSet, jwtVerify } = await import('jose')
+  const { createRemoteJWKSet, customFetch, jwtVerify } = await import('jose')
   context.decorateRequest('authenticatedSubject', undefined)
   // The key set is cached; a token naming an unknown key (the provider rotated its keys)
-  // fetches it again, at most once per cooldown (AUTH_JWKS_COOLDOWN), so a flood of
-  // made-up key ids cannot hammer the provider.
+  // fetches it again. Whatever the provider answers, a fetch starts at most once per
+  // cooldown (AUTH_JWKS_COOLDOWN), so neither a flood of made-up key ids nor a failing
+  // provider makes the service hammer it.
   const keys = createRemoteJWKSet(new URL(auth.jwksUrl), {
     cooldownDuration: auth.jwksCooldownMs,
+    // Keys are kept at least a cooldown: past their age jose refetches for every token,
+    // which the cooldown would refuse, failing tokens of keys it has.
+    cacheMaxAge: Math.max(KEY_SET_MAX_AGE_MS, auth.jwksCooldownMs),
     timeoutDuration: JWKS_TIMEOUT_MS,
+    [customFetch]: fetchAtMostOncePer(auth.jwksCooldownMs),
   })
   context.addHook('onRoute', (route) => {
     const scope = requiredScope(String(route.method), route.url)
@@ -143,7 +158,7 @@ export async function requireBearerTokens(
       granted = scopesOf(payload.scope)
       subject = payload.sub
     } catch (error) {
-      const problem = refusal(error)
+      const problem = refusal(error, auth.jwksCooldownMs)
       if (problem.status === 503)
         request.log.warn({ err: error }, 'identity provider keys unavailable')
       else request.log.info({ reason: (error as { code?: string }).code }, 'bearer token refused')

@@ -19,7 +19,8 @@ export interface RedisConnection {
 /**
  * A Redis client that never makes a request wait for Redis: while disconnected a command
  * fails at once instead of queueing, one that gets no answer fails after `timeoutMs`, and
- * reconnecting goes on in the background. Events fire on changes only, not per retry.
+ * reconnecting goes on in the background, its tries 0.1 s apart, then more, up to 1 s.
+ * Events fire on changes only, not per retry.
  */
 export async function connectRedis(
   url: string,
@@ -34,6 +35,10 @@ export async function connectRedis(
     connectTimeout: timeoutMs,
     commandTimeout: timeoutMs,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    // ioredis's ready check asks a loading Redis again after the ETA it gives, at once
+    // when that is 0: an INFO loop. Without it, commands fail (LOADING) until Redis is
+    // loaded, which the rate limit treats as Redis failing, and /health/ready's PING too.
+    enableReadyCheck: false,
   })
   let up = false
   let lastError: Error | undefined

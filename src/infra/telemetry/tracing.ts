@@ -1,7 +1,17 @@
 export interface Tracing {
-  /** Sends the spans still buffered, then stops. */
-  shutdown(): Promise<void>
+  /**
+   * Sends the spans still buffered, then stops; false when the collector did not take
+   * them within SHUTDOWN_EXPORT_MS (they are dropped).
+   */
+  shutdown(): Promise<boolean>
 }
+
+/**
+ * Milliseconds the last spans get to reach the collector when the service stops. The
+ * exporter's own timeout (OTEL_EXPORTER_OTLP_TIMEOUT) counts only silence: a collector
+ * that answers a byte at a time holds an export for ever, and a stop with it.
+ */
+export const SHUTDOWN_EXPORT_MS = 3_000
 
 /**
  * The OpenTelemetry Node SDK, configured entirely by the standard OTEL_* variables
@@ -15,5 +25,14 @@ export async function startTracing(): Promise<Tracing> {
   const { NodeSDK } = await import('@opentelemetry/sdk-node')
   const sdk = new NodeSDK({ instrumentations: [] })
   sdk.start()
-  return { shutdown: () => sdk.shutdown() }
+  return { shutdown: () => settlesWithin(sdk.shutdown(), SHUTDOWN_EXPORT_MS) }
+}
+
+/** True once `work` has settled, or false if it has not within `timeoutMs`. */
+function settlesWithin(work: Promise<void>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const givenUp = new Promise<boolean>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs, false)
+  })
+  return Promise.race([work.then(() => true), givenUp]).finally(() => clearTimeout(timer))
 }

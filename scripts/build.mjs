@@ -1,6 +1,7 @@
 /**
  * `npm run build`: src/server.ts and everything it imports as one ES module,
- * dist/server.js (with a source map), which `npm start` runs; and the web app (web/,
+ * dist/server.js (with a source map), which `npm start` runs, and the SQLite reader
+ * thread it starts, dist/sqlite-reader-worker.js; and the web app (web/,
  * by Vite) into dist/web, which that server serves at /. `--only=server` or `--only=web`
  * builds one of the two (the tests build the web app once for every suite).
  *
@@ -42,12 +43,21 @@ if (only !== undefined && only !== 'server' && only !== 'web') {
   throw new Error(`--only=${only}: must be server or web`)
 }
 
+/** Entry points and where each lands: the server, and the SQLite reader thread it starts. */
+const SERVER_ENTRIES = {
+  server: 'src/server.ts',
+  // sqlite/reader-script.ts finds it beside the bundle.
+  'sqlite-reader-worker': 'src/infra/db/sqlite/reader-worker.ts',
+}
+
 async function buildServer() {
-  rmSync('dist/server.js', { force: true })
-  rmSync('dist/server.js.map', { force: true })
+  for (const name of Object.keys(SERVER_ENTRIES)) {
+    rmSync(`dist/${name}.js`, { force: true })
+    rmSync(`dist/${name}.js.map`, { force: true })
+  }
   await build({
-    entryPoints: ['src/server.ts'],
-    outfile: 'dist/server.js',
+    entryPoints: SERVER_ENTRIES,
+    outdir: 'dist',
     bundle: true,
     platform: 'node',
     format: 'esm',

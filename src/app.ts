@@ -10,11 +10,17 @@ import { memberRoutes } from './api/member/routes.js'
 import { serveDocsPage } from './api/openapi/docs-page.js'
 import { describeApi, serveOpenApi } from './api/openapi/document.js'
 import { serveMetrics } from './api/operations/metrics.js'
-import { installJsonStages, installRootStages, pipelineOptions } from './api/pipeline.js'
+import {
+  connectionLines,
+  installJsonStages,
+  installRootStages,
+  pipelineOptions,
+} from './api/pipeline.js'
 import { todoRoutes } from './api/todo/routes.js'
 import { validatorCompiler } from './api/validation/compiler.js'
 import { serveWebApp } from './api/web/web-app.js'
 import type { Config } from './config.js'
+import { Bulkhead } from './domain/common/bulkhead.js'
 import { IdempotencyService } from './domain/idempotency/service.js'
 import { newMemberId } from './domain/member/member-id.js'
 import { MemberService } from './domain/member/service.js'
@@ -22,11 +28,9 @@ import { TodoService } from './domain/todo/service.js'
 import { hashPassword, hashSecret } from './infra/crypto/argon2.js'
 import { createDatabase, type ExecutedQuery } from './infra/db/create-database.js'
 import { KyselyUnitOfWork } from './infra/db/unit-of-work.js'
-import { KyselyIdempotencyRepository } from './infra/idempotency/idempotency-repository.js'
-import { KyselyMemberRepository } from './infra/member/member-repository.js'
 import { connectRedis } from './infra/redis/connect-redis.js'
-import { startTracing } from './infra/telemetry/tracing.js'
-import { KyselyTodoRepository } from './infra/todo/todo-repository.js'
+import { repositoriesOf } from './infra/repositories.js'
+import { SHUTDOWN_EXPORT_MS, startTracing } from './infra/telemetry/tracing.js'
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -59,6 +63,17 @@ function purgeExpiredKeysRegularly(app: FastifyInstance, service: IdempotencySer
   })
 }
 
+/**
+ * The long reads' connections: one for each search and each todo list page that may run
+ * at once, so an admitted read never waits for one; without a limit on either, as many
+ * as reads at once.
+ */
+function longReadConnections({ workLimits }: Config): number {
+  const { searches, todoLists } = workLimits
+  if (searches.concurrency === 0 || todoLists.concurrency === 0) return 0
+  return searches.concurrency + todoLists.concurrency
+}
+
 export interface BuildOptions {
   /** Where log lines go (standard output when absent). */
   readonly logStream?: DestinationStream
@@ -81,8 +96,9 @@ export async function buildApp(
   const tracing = config.tracing ? await startTracing() : undefined
   const compilation = new DeferredCompilation()
   const fastJsonStringify = SerializerSelector()
+  const lines = connectionLines(config)
   const app = Fastify({
-    ...pipelineOptions(config),
+    ...pipelineOptions(config, lines),
     logger: loggerOptions(config, options),
     schemaController: {
       compilersFactory: {
@@ -104,14 +120,28 @@ export async function buildApp(
     done()
   })
   // The pipeline's stages are listed, in order, in api/pipeline.ts.
-  await installRootStages(app, config)
+  await installRootStages(app, config, lines)
   await describeApi(app, VERSION, config.pageFormat, {
     authenticated: config.auth !== undefined,
     rateLimited: config.rateLimit !== undefined,
   })
 
+  // decisions §9: each kind of expensive work within its own limits.
+  const bulkheads = {
+    searches: new Bulkhead(config.workLimits.searches),
+    todoLists: new Bulkhead(config.workLimits.todoLists),
+    hashing: new Bulkhead(config.workLimits.hashing),
+  }
+  const readsCancelled = { count: 0 }
   const database = await createDatabase(config.database, {
     timeoutMs: config.databaseTimeoutMs,
+    reads: {
+      connections: longReadConnections(config),
+      timeoutMs: config.readTimeoutMs,
+    },
+    onReadCancelled: () => {
+      readsCancelled.count += 1
+    },
     traced: config.tracing,
     onConnectionError: (error) => app.log.warn({ err: error }, 'database connection failed'),
     onReplicaFallback: (error) =>
@@ -135,22 +165,22 @@ export async function buildApp(
   if (rateLimitStore) app.addHook('onClose', () => rateLimitStore.close())
   serveMetrics(app, {
     poolStats: database.poolStats,
+    bulkheads,
+    readsCancelled: () => readsCancelled.count,
     rateLimitStoreUp: rateLimitStore?.isUp,
+    connections: lines,
     port: config.metricsPort,
     host: config.host,
   })
 
-  const repositories = {
-    todos: new KyselyTodoRepository(database.db, database.reads),
-    members: new KyselyMemberRepository(database.db, database.reads),
-    idempotency: new KyselyIdempotencyRepository(database.db),
-  }
+  const repositories = repositoriesOf(database)
   const unitOfWork = new KyselyUnitOfWork(database.db, repositories)
   const todoService = new TodoService({
     repository: repositories.todos,
     unitOfWork,
     now: () => new Date(),
     newId: uuidv7,
+    lists: bulkheads.todoLists,
   })
   const memberService = new MemberService({
     repository: repositories.members,
@@ -158,12 +188,15 @@ export async function buildApp(
     now: () => new Date(),
     newId: newMemberId,
     hashPassword,
+    searches: bulkheads.searches,
+    hashing: bulkheads.hashing,
   })
 
   const idempotency = new IdempotencyService({
     repository: repositories.idempotency,
     now: () => new Date(),
     slowHash: hashSecret,
+    hashing: bulkheads.hashing,
   })
   purgeExpiredKeysRegularly(app, idempotency)
 
@@ -194,7 +227,15 @@ export async function buildApp(
   })
   await serveDocsPage(app)
   if (config.webApp) await serveWebApp(app, WEB_ROOT)
-  if (tracing) app.addHook('onClose', () => tracing.shutdown())
+  if (tracing) {
+    app.addHook('onClose', async () => {
+      if (await tracing.shutdown()) return
+      app.log.warn(
+        { timeoutMs: SHUTDOWN_EXPORT_MS },
+        'trace collector did not take the last spans in time: they are dropped',
+      )
+    })
+  }
   await app.ready()
   return app
 }

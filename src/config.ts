@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import type { BulkheadLimits } from './domain/common/bulkhead.js'
 import { parseServerOptions } from './infra/db/session-settings.js'
 
 /**
@@ -30,7 +31,7 @@ export interface AuthConfig {
   readonly jwksUrl: string
   readonly issuer: string
   readonly audience: string
-  /** Least milliseconds between two fetches of the key set for a token naming an unknown key. */
+  /** Least milliseconds from the end of one fetch of the key set to the start of the next. */
   readonly jwksCooldownMs: number
 }
 
@@ -66,6 +67,10 @@ export interface Config {
   /** Longest a client may take to send a whole request, and its headers. */
   readonly requestTimeoutMs: number
   readonly headersTimeoutMs: number
+  /** Longest a client may take no byte of an answer before it is disconnected. */
+  readonly sendTimeoutMs: number
+  /** Requests read ahead of their turn beyond each connection's first 16, all connections together. */
+  readonly readAheadMax: number
   /** Origins allowed to call the API from a browser; empty: CORS off. */
   readonly corsOrigins: readonly string[]
   /** Serve the web app (dist/web, built by `npm run build`) at `/`. */
@@ -78,6 +83,17 @@ export interface Config {
   readonly rateLimit: RateLimitConfig | undefined
   /** OpenTelemetry traces exported over OTLP, configured by the standard OTEL_* variables. */
   readonly tracing: boolean
+  /** How much of each kind of expensive work one instance takes on (decisions §9). */
+  readonly workLimits: WorkLimits
+  /** Longest one statement of a member search or a todo list page may run before it is cancelled. */
+  readonly readTimeoutMs: number
+}
+
+/** The bulkheads of the expensive operations; each has its own places and the same queue limits. */
+export interface WorkLimits {
+  readonly searches: BulkheadLimits
+  readonly todoLists: BulkheadLimits
+  readonly hashing: BulkheadLimits
 }
 
 export class ConfigError extends Error {}
@@ -395,6 +411,20 @@ export const SETTINGS = {
       'Milliseconds a client may take to send the request line and headers (at most REQUEST_TIMEOUT).',
     parse: integer(100, 3_600_000),
   },
+  sendTimeoutMs: {
+    name: 'SEND_TIMEOUT',
+    default: '30000',
+    description:
+      'Milliseconds a client may take no byte of an answer before it is disconnected; a client that reads slowly, but reads, is not.',
+    parse: integer(1000, 3_600_000),
+  },
+  readAheadMax: {
+    name: 'READ_AHEAD_MAX',
+    default: '1024',
+    description:
+      'Pipelined requests all connections together may have waiting beyond the first 16 of each (Node reads up to 64 KiB of requests at once, some 2 KB of memory each); a connection that would pass it is closed at once, its waiting requests not run.',
+    parse: integer(0, 1_000_000),
+  },
   readyTimeoutMs: {
     name: 'READY_TIMEOUT',
     default: '1000',
@@ -446,8 +476,50 @@ export const SETTINGS = {
     name: 'AUTH_JWKS_COOLDOWN',
     default: '30000',
     description:
-      'Milliseconds between fetches of the key set when a token names a key it lacks (key rotation); bounds what a flood of made-up key ids can cost the provider.',
+      'Least milliseconds from the end of one fetch of the key set to the start of the next, whatever the provider answered; a token naming a key the service lacks (key rotation) refetches no sooner. Bounds what a flood of made-up key ids, or a failing provider, costs the provider.',
     parse: integer(1000, 3_600_000),
+  },
+  searchConcurrency: {
+    name: 'SEARCH_CONCURRENCY',
+    default: '2',
+    description:
+      'Member searches run at once; more wait in a queue (QUEUE_LENGTH, QUEUE_TIMEOUT), then are answered 503 e.ex.fw.9005 with Retry-After. 0: no limit.',
+    parse: integer(0, 1000),
+  },
+  todoListConcurrency: {
+    name: 'TODO_LIST_CONCURRENCY',
+    default: '2',
+    description:
+      'Pages of the todo list read at once, whoever reads it; a new list waits or is refused like a search, one already answering only waits. 0: no limit.',
+    parse: integer(0, 1000),
+  },
+  hashConcurrency: {
+    name: 'HASH_CONCURRENCY',
+    default: '2',
+    description:
+      'Password hashes (argon2id, 19 MiB each: member creation, an Idempotency-Key with a password) computed at once; more wait or are refused like a search. 0: no limit.',
+    parse: integer(0, 1000),
+  },
+  queueLength: {
+    name: 'QUEUE_LENGTH',
+    default: '64',
+    description:
+      'Requests that may wait for a place of each kind above; one more is answered 503 e.ex.fw.9005 at once.',
+    parse: integer(0, 100_000),
+  },
+  queueTimeout: {
+    name: 'QUEUE_TIMEOUT',
+    default: '1000',
+    description:
+      'Milliseconds a request waits for a place before it is answered 503 e.ex.fw.9005; Retry-After is this, in whole seconds (at least 1).',
+    parse: integer(1, 600_000),
+  },
+  readTimeoutMs: {
+    name: 'READ_TIMEOUT',
+    default: '1000',
+    description:
+      'Milliseconds one statement of a member search or a todo list page may run; a longer one is cancelled (PostgreSQL: its statement timeout; SQLite: its reader thread is stopped) and the request answered 503 e.ex.fw.9005.',
+    parse: integer(100, 600_000),
   },
   rateLimit: {
     name: 'RATE_LIMIT',
@@ -530,12 +602,29 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs,
     // Node refuses a headers timeout longer than the request timeout.
     headersTimeoutMs: Math.min(read(SETTINGS.headersTimeoutMs, env), requestTimeoutMs),
+    sendTimeoutMs: read(SETTINGS.sendTimeoutMs, env),
+    readAheadMax: read(SETTINGS.readAheadMax, env),
     corsOrigins: read(SETTINGS.corsOrigins, env),
     webApp: read(SETTINGS.webApp, env),
     metricsPort: read(SETTINGS.metricsPort, env),
     auth: authConfig(env),
     rateLimit: rateLimitConfig(env),
     tracing: tracingOn(env),
+    workLimits: workLimits(env),
+    readTimeoutMs: read(SETTINGS.readTimeoutMs, env),
+  })
+}
+
+/** One bulkhead per kind of expensive work, sharing the queue settings. */
+function workLimits(env: Env): WorkLimits {
+  const queue = {
+    queueLength: read(SETTINGS.queueLength, env),
+    queueTimeoutMs: read(SETTINGS.queueTimeout, env),
+  }
+  return Object.freeze({
+    searches: Object.freeze({ concurrency: read(SETTINGS.searchConcurrency, env), ...queue }),
+    todoLists: Object.freeze({ concurrency: read(SETTINGS.todoListConcurrency, env), ...queue }),
+    hashing: Object.freeze({ concurrency: read(SETTINGS.hashConcurrency, env), ...queue }),
   })
 }
 

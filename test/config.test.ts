@@ -20,11 +20,19 @@ describe('configuration', () => {
       databaseTimeoutMs: 1500,
       requestTimeoutMs: 30_000,
       headersTimeoutMs: 10_000,
+      sendTimeoutMs: 30_000,
+      readAheadMax: 1024,
       corsOrigins: [],
       webApp: true,
       auth: undefined,
       rateLimit: undefined,
       tracing: false,
+      workLimits: {
+        searches: { concurrency: 2, queueLength: 64, queueTimeoutMs: 1000 },
+        todoLists: { concurrency: 2, queueLength: 64, queueTimeoutMs: 1000 },
+        hashing: { concurrency: 2, queueLength: 64, queueTimeoutMs: 1000 },
+      },
+      readTimeoutMs: 1000,
     })
   })
 
@@ -48,6 +56,8 @@ describe('configuration', () => {
         DB_TIMEOUT: '800',
         REQUEST_TIMEOUT: '20000',
         HEADERS_TIMEOUT: '5000',
+        SEND_TIMEOUT: '4000',
+        READ_AHEAD_MAX: '64',
         CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
         WEB_APP: 'false',
         AUTH_JWKS_URL: 'https://login.example.com/jwks.json',
@@ -57,6 +67,12 @@ describe('configuration', () => {
         RATE_LIMIT: '600/minute',
         REDIS_URL: 'redis://cache:6379',
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        SEARCH_CONCURRENCY: '3',
+        TODO_LIST_CONCURRENCY: '0',
+        HASH_CONCURRENCY: '1',
+        QUEUE_LENGTH: '10',
+        QUEUE_TIMEOUT: '250',
+        READ_TIMEOUT: '700',
       }),
     ).toEqual({
       host: '127.0.0.1',
@@ -79,6 +95,8 @@ describe('configuration', () => {
       databaseTimeoutMs: 800,
       requestTimeoutMs: 20_000,
       headersTimeoutMs: 5000,
+      sendTimeoutMs: 4000,
+      readAheadMax: 64,
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
       webApp: false,
       auth: {
@@ -89,6 +107,12 @@ describe('configuration', () => {
       },
       rateLimit: { max: 600, windowMs: 60_000, redisUrl: 'redis://cache:6379' },
       tracing: true,
+      workLimits: {
+        searches: { concurrency: 3, queueLength: 10, queueTimeoutMs: 250 },
+        todoLists: { concurrency: 0, queueLength: 10, queueTimeoutMs: 250 },
+        hashing: { concurrency: 1, queueLength: 10, queueTimeoutMs: 250 },
+      },
+      readTimeoutMs: 700,
     })
     expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database).toEqual({
       kind: 'sqlite',
@@ -128,9 +152,17 @@ describe('configuration', () => {
     ['SHUTDOWN_TIMEOUT', '-5'],
     ['SHUTDOWN_DRAIN', '1.5'],
     ['READY_TIMEOUT', '0'],
+    ['SEARCH_CONCURRENCY', '-1'],
+    ['HASH_CONCURRENCY', 'two'],
+    ['QUEUE_LENGTH', '1e3'],
+    ['QUEUE_TIMEOUT', '0'],
+    ['READ_TIMEOUT', '50'],
     ['DB_TIMEOUT', '50'],
     ['REQUEST_TIMEOUT', 'soon'],
     ['HEADERS_TIMEOUT', '0'],
+    ['SEND_TIMEOUT', '999'],
+    ['SEND_TIMEOUT', 'never'],
+    ['READ_AHEAD_MAX', '-1'],
     ['CORS_ORIGINS', 'https://app.example.com/path'],
     ['CORS_ORIGINS', 'not a url'],
   ])('rejects %s=%s with a message naming the variable', (name, value) => {
@@ -259,6 +291,7 @@ describe('configuration', () => {
       'DB_TIMEOUT',
       'REQUEST_TIMEOUT',
       'HEADERS_TIMEOUT',
+      'SEND_TIMEOUT',
       'CORS_ORIGINS',
     ]) {
       expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'))

@@ -15,6 +15,7 @@ import {
   PreconditionFailedError,
   ResourceNotFoundError,
   ResultLimitExceededError,
+  ServiceBusyError,
 } from '../domain/common/errors.js'
 import {
   IdempotencyKeyInFlightError,
@@ -23,7 +24,7 @@ import {
 import type { ApiErrorBody } from './errors/api-error.js'
 import { ERROR_CATALOGUE, isErrorCode } from './errors/catalogue.js'
 import { ApiProblem, PROBLEMS, type Problem } from './errors/problems.js'
-import { existingLineOf } from './http/connection-line.js'
+import { existingLineOf } from './http/connection-lines.js'
 import { JSON_CONTENT_TYPE } from './http/media-types.js'
 import { type Locale, type MessageKey, message, resolveLocale } from './messages/index.js'
 
@@ -34,6 +35,7 @@ const DOMAIN_ERRORS: ReadonlyArray<abstract new (...args: never[]) => DomainErro
   OptimisticLockError,
   PreconditionFailedError,
   DataAccessError,
+  ServiceBusyError,
   IdempotencyKeyReusedError,
   IdempotencyKeyInFlightError,
 ]
@@ -87,6 +89,11 @@ function render(problem: ApiProblem, locale: Locale): Rendered {
   }
 }
 
+/** The headers a domain error's answer carries: when a busy instance may be asked again. */
+function domainHeaders(error: DomainError): Record<string, string> {
+  return error instanceof ServiceBusyError ? { 'retry-after': String(error.retryAfterSeconds) } : {}
+}
+
 /** The catalogue's status for the code; a failed If-Match is HTTP's own 412. */
 function renderDomain(error: DomainError, locale: Locale): Rendered {
   const code = isErrorCode(error.code) ? error.code : PROBLEMS.systemError.code
@@ -95,7 +102,11 @@ function renderDomain(error: DomainError, locale: Locale): Rendered {
       ? PROBLEMS.preconditionFailed.status
       : ERROR_CATALOGUE[code].status
   const args = Object.fromEntries(error.args.map((arg, index) => [index, arg]))
-  return { status, headers: {}, body: { code, message: message(locale, code, args) } }
+  return {
+    status,
+    headers: domainHeaders(error),
+    body: { code, message: message(locale, code, args) },
+  }
 }
 
 /** The only request that can ask for more than a limit is the unpaged member search. */
@@ -121,7 +132,8 @@ export function toApiError(error: unknown, locale: Locale): Rendered {
 }
 
 function logFailure(request: FastifyRequest, error: unknown, status: number): void {
-  if (status >= 500) {
+  // A busy answer is the service working as designed under load; the metrics count it.
+  if (status >= 500 && !(error instanceof ServiceBusyError)) {
     request.log.error({ err: error }, 'request failed')
   } else {
     request.log.debug({ err: error }, 'request rejected')

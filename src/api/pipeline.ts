@@ -5,6 +5,7 @@ import type { IdempotencyService } from '../domain/idempotency/service.js'
 import { errorHandlingOptions, handleErrors } from './error-handler.js'
 import { answerUnmatchedRequests } from './http/allowed-methods.js'
 import { requireBearerTokens } from './http/authentication.js'
+import { ConnectionLines } from './http/connection-lines.js'
 import { applyJsonConventions, applyRootConventions, trackIdOf } from './http/conventions.js'
 import { allowBrowserOrigins } from './http/cors.js'
 import { closeConnectionsWhileDraining } from './http/draining.js'
@@ -22,12 +23,16 @@ import { traceRequests } from './http/tracing.js'
  * Every request
  *  0. tracing        http/tracing.ts (when OTEL_EXPORTER_OTLP_ENDPOINT is set): the request's
  *                    SERVER span, continuing a W3C traceparent; trace_id on its log lines.
- *  1. connection     http/http-server.ts, http/connection-line.ts: the requests of one
- *                    connection run one at a time and are answered in order; none runs
- *                    after an answer that closes the connection. Bytes Node cannot parse
- *                    are answered as an ApiError after the requests before them
- *                    (error-handler.ts). CONNECT, a missing Host and an unknown Expect
- *                    are let in, to be answered below.
+ *  1. connection     http/http-server.ts, http/connection-line.ts, connection-lines.ts:
+ *                    the requests of one connection run one at a time and are answered
+ *                    in order; none runs after an answer that closes the connection. The
+ *                    next one runs once the socket has taken the answer before it, on a
+ *                    later turn of the event loop than other connections' requests. A
+ *                    client that takes no byte of an answer for SEND_TIMEOUT is
+ *                    disconnected. When the service stops, requests waiting in line are
+ *                    not run. Bytes Node cannot parse are answered as an ApiError after
+ *                    the requests before them (error-handler.ts). CONNECT, a missing Host
+ *                    and an unknown Expect are let in, to be answered below.
  *  2. target         http/request-target.ts: a path that is no UTF-8 text made routable.
  *  3. onRequest      http/conventions.ts: X-Track and X-Content-Type-Options on every
  *                    answer; http/request-head.ts: Host (400), Expect (417).
@@ -70,10 +75,34 @@ function trustProxyOption(trust: TrustProxy) {
   return typeof trust === 'boolean' ? trust : [...trust]
 }
 
+/** During a stop, the longest a client may take no byte of an answer (or less, below). */
+const STOP_SEND_TIMEOUT_MS = 1000
+
+/**
+ * Stage 1's connections, with their send timeout. During a stop a client taking nothing
+ * is let go within a second or two (Node lets one timeout pass while the last write
+ * moved), sooner with a shorter SEND_TIMEOUT, and within half a short SHUTDOWN_TIMEOUT,
+ * so that an answer nobody takes never holds the stop up to its deadline.
+ */
+export function connectionLines(config: Config): ConnectionLines {
+  const stopSendTimeoutMs = Math.min(
+    STOP_SEND_TIMEOUT_MS,
+    Math.max(1, Math.floor(config.shutdownTimeoutMs / 4)),
+  )
+  return new ConnectionLines({
+    sendTimeoutMs: config.sendTimeoutMs,
+    stopSendTimeoutMs,
+    readAheadMax: config.readAheadMax,
+  })
+}
+
 /** The server options behind stages 1 and 2, the request id, the log line and the limits. */
-export function pipelineOptions(config: Config): FastifyHttpOptions<Server> {
+export function pipelineOptions(
+  config: Config,
+  lines: ConnectionLines,
+): FastifyHttpOptions<Server> {
   return {
-    serverFactory: createHttpServer,
+    serverFactory: (handle, options) => createHttpServer(handle, options, lines),
     rewriteUrl: decodableTarget,
     genReqId: trackIdOf,
     logController: new RequestLog(),
@@ -93,8 +122,19 @@ export function pipelineOptions(config: Config): FastifyHttpOptions<Server> {
   }
 }
 
-/** Stage 3 and the error mapping, on the whole server; before any route is registered. */
-export async function installRootStages(app: FastifyInstance, config: Config): Promise<void> {
+/**
+ * Stage 3 and the error mapping, on the whole server; before any route is registered.
+ * Stage 1's lines stop as the server begins to close.
+ */
+export async function installRootStages(
+  app: FastifyInstance,
+  config: Config,
+  lines: ConnectionLines,
+): Promise<void> {
+  app.addHook('preClose', (done) => {
+    lines.stop()
+    done()
+  })
   if (config.tracing) await traceRequests(app)
   handleErrors(app)
   applyRootConventions(app)

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { IdempotencyRepository } from '../../src/domain/idempotency/repository.js'
 import { IdempotencyService } from '../../src/domain/idempotency/service.js'
 import { hashSecret } from '../../src/infra/crypto/argon2.js'
+import { unbounded } from '../helpers/bulkheads.js'
 
 /** Fingerprints touch no storage: a repository that is never called. */
 const unused = new Proxy({} as IdempotencyRepository, {
@@ -13,7 +14,13 @@ const unused = new Proxy({} as IdempotencyRepository, {
 
 /** Two instances, as two processes serving one database would be. */
 const [one, another] = [1, 2].map(
-  () => new IdempotencyService({ repository: unused, now: () => new Date(), slowHash: hashSecret }),
+  () =>
+    new IdempotencyService({
+      repository: unused,
+      now: () => new Date(),
+      slowHash: hashSecret,
+      hashing: unbounded(),
+    }),
 ) as [IdempotencyService, IdempotencyService]
 
 const text = 'POST /api/v1/members\n{"credential":{"password":"<secret>"}}'

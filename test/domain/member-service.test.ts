@@ -6,10 +6,9 @@ import { MemberService } from '../../src/domain/member/service.js'
 import { hashPassword, hashSecret } from '../../src/infra/crypto/argon2.js'
 import { createDatabase, type Database } from '../../src/infra/db/create-database.js'
 import { KyselyUnitOfWork } from '../../src/infra/db/unit-of-work.js'
-import { KyselyIdempotencyRepository } from '../../src/infra/idempotency/idempotency-repository.js'
-import { KyselyMemberRepository } from '../../src/infra/member/member-repository.js'
 import { prefixRange } from '../../src/infra/member/prefix-range.js'
-import { KyselyTodoRepository } from '../../src/infra/todo/todo-repository.js'
+import { repositoriesOf } from '../../src/infra/repositories.js'
+import { unbounded } from '../helpers/bulkheads.js'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 
 describe('newMemberId', () => {
@@ -88,17 +87,15 @@ for (const target of DATABASES) {
     })
 
     function serviceDrawing(ids: string[]) {
-      const repositories = {
-        todos: new KyselyTodoRepository(database.db),
-        members: new KyselyMemberRepository(database.db),
-        idempotency: new KyselyIdempotencyRepository(database.db),
-      }
+      const repositories = repositoriesOf(database)
       return new MemberService({
         repository: repositories.members,
         unitOfWork: new KyselyUnitOfWork(database.db, repositories),
         now: () => new Date('2026-11-22T09:15:02.123Z'),
         newId: () => ids.shift() ?? 'EXHAUSTED0',
         hashPassword: async (password) => `hashed:${password.length}`,
+        searches: unbounded(),
+        hashing: unbounded(),
       })
     }
 

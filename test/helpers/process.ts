@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type DatabaseConfig, SETTINGS } from '../../src/config.js'
@@ -229,6 +229,14 @@ export async function startServerProcess(
     },
     request: (method, path, options) => http(baseUrl, method, path, options),
   }
+}
+
+/** The resident memory of a process (VmRSS, Linux), in bytes. */
+export function residentBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kilobytes = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]
+  if (kilobytes === undefined) throw new Error(`no VmRSS for process ${pid}`)
+  return Number(kilobytes) * 1024
 }
 
 /** Kills (SIGKILL) every server process a test left running and waits for them to exit. */

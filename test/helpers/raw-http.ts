@@ -1,4 +1,4 @@
-import { connect } from 'node:net'
+import { connect, type Socket } from 'node:net'
 
 /**
  * A raw HTTP/1.1 client over node:net, for what an HTTP client would normalize or refuse
@@ -68,6 +68,16 @@ export interface RawExchangeOptions {
    * the connection ends: a client that never finishes its request.
    */
   readonly trickle?: { readonly text: string; readonly intervalMs: number }
+  /**
+   * A client slower than the server: it takes about `bytes` every `intervalMs` (nothing
+   * at all if `bytes` is 0), and from `untilMs` on everything as it comes. Whatever it
+   * does not take waits in the kernel's socket buffers (and up to a read in its own).
+   */
+  readonly throttle?: {
+    readonly bytes: number
+    readonly intervalMs: number
+    readonly untilMs: number
+  }
 }
 
 /** An exchange in progress. */
@@ -75,6 +85,10 @@ export interface RawConnection {
   readonly result: Promise<RawExchange>
   /** True until the connection is closed, by either side. */
   isOpen(): boolean
+  /** The bytes the client has taken so far. */
+  received(): number
+  /** Closes the connection from the client's side (the result then settles). */
+  close(): void
 }
 
 const DEFAULT_TIMEOUT_MS = 5000
@@ -94,6 +108,8 @@ export function openRaw(
   const writes = Array.isArray(bytes) ? (bytes as readonly RawBytes[]) : [bytes as RawBytes]
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   let open = true
+  let received = 0
+  let close = () => {}
   const result = new Promise<RawExchange>((resolve, reject) => {
     const started = Date.now()
     const chunks: Buffer[] = []
@@ -111,6 +127,7 @@ export function openRaw(
       stoppedByClient = true
       socket.destroy()
     }
+    close = stop
     timers.push(
       setTimeout(() => {
         timedOut = true
@@ -148,12 +165,14 @@ export function openRaw(
       }
     })
     socket.on('data', (chunk: Buffer) => {
+      received += chunk.length
       chunks.push(chunk)
       if (options.responses === undefined) return
       const parsed = parseResponses(Buffer.concat(chunks), { methods: options.methods })
       const done = parsed.responses.filter((response) => response.complete).length
       if (done >= options.responses) stop()
     })
+    if (options.throttle) timers.push(...throttleReading(socket, options.throttle))
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (!connected) {
         settled = true
@@ -181,7 +200,31 @@ export function openRaw(
       })
     })
   })
-  return { result, isOpen: () => open }
+  return { result, isOpen: () => open, received: () => received, close: () => close() }
+}
+
+/** Paces the reading of `socket` (RawExchangeOptions.throttle); returns its timers. */
+function throttleReading(
+  socket: Socket,
+  { bytes, intervalMs, untilMs }: NonNullable<RawExchangeOptions['throttle']>,
+): NodeJS.Timeout[] {
+  socket.pause()
+  let allowance = 0
+  const pace = (chunk: Buffer) => {
+    allowance -= chunk.length
+    if (allowance <= 0) socket.pause()
+  }
+  socket.on('data', pace)
+  const interval = setInterval(() => {
+    allowance = bytes
+    if (allowance > 0) socket.resume()
+  }, intervalMs)
+  const release = setTimeout(() => {
+    clearInterval(interval)
+    socket.off('data', pace)
+    socket.resume()
+  }, untilMs)
+  return [interval, release]
 }
 
 /** `openRaw(...).result`: the whole exchange once it is over. */

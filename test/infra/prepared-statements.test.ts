@@ -2,8 +2,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseConfig } from '../../src/config.js'
 import { createDatabase } from '../../src/infra/db/create-database.js'
-import { KyselyMemberRepository } from '../../src/infra/member/member-repository.js'
-import { KyselyTodoRepository } from '../../src/infra/todo/todo-repository.js'
+import { repositoriesOf } from '../../src/infra/repositories.js'
 import { type IsolatedDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
 
 /**
@@ -27,8 +26,7 @@ describe.skipIf(!POSTGRES_TARGET.available)('prepared statements on postgres', (
       namedStatements === undefined ? config : { ...config, namedStatements },
     )
     try {
-      const todos = new KyselyTodoRepository(database.db)
-      const members = new KyselyMemberRepository(database.db)
+      const { todos, members } = repositoriesOf(database)
       return await database.db.transaction().execute(async (trx) => {
         for (let time = 0; time < 2; time += 1) {
           expect(await todos.inTransaction(trx).findById('no-such-todo')).toBeUndefined()

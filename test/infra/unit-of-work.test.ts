@@ -6,9 +6,7 @@ import {
   KyselyUnitOfWork,
   type TransactionalRepositories,
 } from '../../src/infra/db/unit-of-work.js'
-import { KyselyIdempotencyRepository } from '../../src/infra/idempotency/idempotency-repository.js'
-import { KyselyMemberRepository } from '../../src/infra/member/member-repository.js'
-import { KyselyTodoRepository } from '../../src/infra/todo/todo-repository.js'
+import { repositoriesOf } from '../../src/infra/repositories.js'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 
 /**
@@ -30,11 +28,7 @@ for (const target of DATABASES) {
     beforeAll(async () => {
       isolated = await target.create()
       database = await createDatabase(isolated.config)
-      repositories = {
-        todos: new KyselyTodoRepository(database.db),
-        members: new KyselyMemberRepository(database.db),
-        idempotency: new KyselyIdempotencyRepository(database.db),
-      }
+      repositories = repositoriesOf(database)
       unitOfWork = new KyselyUnitOfWork(database.db, repositories)
     })
     afterAll(async () => {

@@ -96,6 +96,7 @@ describe.skipIf(!postgres?.available)('Two server processes on one postgres sche
           '0001-create-todo',
           '0002-create-member',
           '0003-create-idempotency-key',
+          '0004-member-search-indexes',
         ])
       } finally {
         await client.end()

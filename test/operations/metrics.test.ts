@@ -2,14 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { BUCKETS } from '../../src/api/operations/request-metrics.js'
 import { DATABASES, SQLITE_TARGET } from '../helpers/databases.js'
 import { http } from '../helpers/http.js'
+import { samples } from '../helpers/metrics.js'
 import { serverPerSuite } from '../helpers/server.js'
-
-/** The sample lines of one metric, e.g. `http_requests_total{...} 3`. */
-function samples(text: string, name: string): string[] {
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
-}
 
 for (const target of DATABASES) {
   describe.skipIf(!target.available)(`metrics on ${target.name}`, () => {

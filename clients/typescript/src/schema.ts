@@ -722,6 +722,19 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description e.ex.fw.9005: The instance is busy: the places and the queue of this kind of expensive work (member search, the todo list, password hashing) are taken, the wait for a place ran out, or a search statement passed READ_TIMEOUT and was cancelled. Nothing was changed; Retry-After says when to try again. */
+            503: {
+                headers: {
+                    /** @description The request id: your X-Track when well-formed, else a new one. */
+                    "X-Track": string;
+                    /** @description Seconds until the client may send again: its RATE_LIMIT window (429), or a busy instance or identity provider (503). */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
         };
     };
     createTodo: {
@@ -1081,6 +1094,17 @@ export interface operations {
                 headers: {
                     /** @description The request id: your X-Track when well-formed, else a new one. */
                     "X-Track": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description e.ex.fw.9005: The instance is busy: the places and the queue of this kind of expensive work (member search, the todo list, password hashing) are taken, the wait for a place ran out, or a search statement passed READ_TIMEOUT and was cancelled. Nothing was changed; Retry-After says when to try again. */
+            503: {
+                headers: {
+                    /** @description The request id: your X-Track when well-formed, else a new one. */
+                    "X-Track": string;
+                    /** @description Seconds until the client may send again: its RATE_LIMIT window (429), or a busy instance or identity provider (503). */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1873,6 +1897,21 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description e.ex.fw.9005: The instance is busy: the places and the queue of this kind of expensive work (member search, the todo list, password hashing) are taken, the wait for a place ran out, or a search statement passed READ_TIMEOUT and was cancelled. Nothing was changed; Retry-After says when to try again. */
+            503: {
+                headers: {
+                    /** @description The request id: your X-Track when well-formed, else a new one. */
+                    "X-Track": string;
+                    /** @description Seconds until the client may send again: its RATE_LIMIT window (429), or a busy instance or identity provider (503). */
+                    "Retry-After": string;
+                    /** @description Answers that carry personal data are kept by no cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
         };
     };
     createMember: {
@@ -2037,6 +2076,21 @@ export interface operations {
                 headers: {
                     /** @description The request id: your X-Track when well-formed, else a new one. */
                     "X-Track": string;
+                    /** @description Answers that carry personal data are kept by no cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description e.ex.fw.9005: The instance is busy: the places and the queue of this kind of expensive work (member search, the todo list, password hashing) are taken, the wait for a place ran out, or a search statement passed READ_TIMEOUT and was cancelled. Nothing was changed; Retry-After says when to try again. */
+            503: {
+                headers: {
+                    /** @description The request id: your X-Track when well-formed, else a new one. */
+                    "X-Track": string;
+                    /** @description Seconds until the client may send again: its RATE_LIMIT window (429), or a busy instance or identity provider (503). */
+                    "Retry-After": string;
                     /** @description Answers that carry personal data are kept by no cache. */
                     "Cache-Control": "no-store";
                     [name: string]: unknown;
@@ -2284,6 +2338,19 @@ export interface operations {
                 headers: {
                     /** @description The request id: your X-Track when well-formed, else a new one. */
                     "X-Track": string;
+                    /** @description Answers that carry personal data are kept by no cache. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description e.ex.fw.9005: The instance is busy: the places and the queue of this kind of expensive work (member search, the todo list, password hashing) are taken, the wait for a place ran out, or a search statement passed READ_TIMEOUT and was cancelled. Nothing was changed; Retry-After says when to try again. */
+            503: {
+                headers: {
+                    /** @description The request id: your X-Track when well-formed, else a new one. */
+                    "X-Track": string;
+                    /** @description Seconds until the client may send again: its RATE_LIMIT window (429), or a busy instance or identity provider (503). */
+                    "Retry-After": string;
                     /** @description Answers that carry personal data are kept by no cache. */
                     "Cache-Control": "no-store";
                     [name: string]: unknown;

@@ -69,6 +69,9 @@ export const IDEMPOTENCY_ERRORS: readonly ErrorAnswer[] = [
   answer('e.ex.fw.8003'),
 ]
 
+/** Expensive work (decisions §9) refused while the instance is busy: 503 with Retry-After. */
+export const BUSY_ERRORS: readonly ErrorAnswer[] = [PROBLEMS.serviceBusy]
+
 /** A guarded write: If-Match names another version (412), or a concurrent change won (409). */
 export const PRECONDITION_ERRORS: readonly ErrorAnswer[] = [
   PROBLEMS.preconditionFailed,
@@ -106,9 +109,46 @@ function responsesFor(answers: readonly AnswerOrCode[]): Record<number, TSchema>
         'x-examples': Object.fromEntries(
           codes.map((code) => [code, { summary: code, value: exampleError(code) }]),
         ),
+        // Every 503 says when to come back.
+        ...(status === 503 && declaredHeaders(['Retry-After'])),
       }),
     ]),
   )
+}
+
+/**
+ * Two sets of answers as one: where both have a status, its codes, examples and headers
+ * together (a route's own 503 and authentication's, say).
+ */
+export function mergedResponses(
+  ...sets: readonly Record<number, TSchema>[]
+): Record<number, TSchema> {
+  const merged: Record<number, TSchema> = {}
+  for (const set of sets) {
+    for (const [status, response] of Object.entries(set)) {
+      const earlier = merged[Number(status)]
+      merged[Number(status)] = earlier ? joined(earlier, response) : response
+    }
+  }
+  return merged
+}
+
+/** An error answer as responsesFor makes it. */
+interface ErrorResponse {
+  readonly description: string
+  readonly 'x-examples': Record<string, unknown>
+  readonly headers?: Record<string, unknown>
+}
+
+function joined(first: TSchema, second: TSchema): TSchema {
+  const [a, b] = [first, second] as unknown as Partial<ErrorResponse>[]
+  if (a?.['x-examples'] === undefined || b?.['x-examples'] === undefined) return second
+  return {
+    ...first,
+    description: `${a.description} ${b.description}`,
+    'x-examples': { ...a['x-examples'], ...b['x-examples'] },
+    headers: { ...a.headers, ...b.headers },
+  } as TSchema
 }
 
 /**

@@ -111,6 +111,11 @@ export const ERROR_CATALOGUE = {
     description:
       'Authentication is on and the key set of the identity provider cannot be fetched: requests are refused until it answers (fail closed).',
   },
+  'e.ex.fw.9005': {
+    status: 503,
+    description:
+      'The instance is busy: the places and the queue of this kind of expensive work (member search, the todo list, password hashing) are taken, the wait for a place ran out, or a search statement passed READ_TIMEOUT and was cancelled. Nothing was changed; Retry-After says when to try again.',
+  },
   'e.ex.fw.9999': { status: 500, description: 'Unhandled system error.' },
 } as const satisfies Record<ErrorCode, CatalogueEntry>
 

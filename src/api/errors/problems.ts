@@ -24,6 +24,7 @@ export const PROBLEMS = {
   preconditionFailed: answer('e.ex.fw.8002', 412),
   systemError: answer('e.ex.fw.9001'),
   dataAccessFailure: answer('e.ex.fw.9002'),
+  serviceBusy: answer('e.ex.fw.9005'),
 } as const satisfies Record<string, ErrorAnswer>
 
 export type Problem = (typeof PROBLEMS)[keyof typeof PROBLEMS]

@@ -6,7 +6,9 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void
 /**
  * Requests of one connection parsed ahead of their turn. A client pipelining more is
  * not read from until the line shortens, so a flood of pipelined requests waits in the
- * client's socket buffers, not in this process's memory.
+ * client's socket buffers, not in this process's memory. Node parses a read whole,
+ * though: the requests of the read that fills the line are parsed too, up to 64 KiB of
+ * them, some 2 KB of objects each; those beyond this count are the policy's read-ahead.
  */
 const MAX_WAITING = 16
 
@@ -15,14 +17,43 @@ interface Exchange {
   readonly response: ServerResponse
 }
 
+/** What the lines of one server share: the send timeout, the read-ahead, and their counts. */
+export interface LinePolicy {
+  /** Longest a client may take no byte of an answer before it is disconnected. */
+  readonly sendTimeoutMs: number
+  /** A client was disconnected for taking no byte of an answer. */
+  slowClientDisconnected(): void
+  /**
+   * Room for one more request waiting beyond a line's MAX_WAITING; false when all the
+   * lines' read-ahead together is at its limit, and the connection is then closed.
+   */
+  reserveReadAhead(): boolean
+  /** That many requests waiting beyond a line's MAX_WAITING have left it. */
+  releaseReadAhead(count: number): void
+}
+
 /**
- * Did this answer close the connection? Node marks an answer after which it closes the
- * connection as its last (`_last`: `Connection: close`, HTTP/1.0, a client that asked to
- * close); Fastify writes its headers with writeHead, which getHeader does not see.
+ * Did the answer just sent close the connection? Node ends the socket right after an
+ * answer that closes it (`Connection: close`, HTTP/1.0, a client that asked to close),
+ * before the answer's `close` event; an answer cut short destroys it.
  */
-function closedConnection(response: ServerResponse): boolean {
-  const { _last: last } = response as ServerResponse & { _last?: boolean }
-  return last === true || !response.shouldKeepAlive || response.socket?.destroyed === true
+function closedConnection(socket: Socket): boolean {
+  return socket.destroyed || socket.writableEnded
+}
+
+/** Calls `then` once the socket has taken every byte written to it, or has closed. */
+function whenDrained(socket: Socket, then: () => void): void {
+  if (!socket.writableNeedDrain) {
+    then()
+    return
+  }
+  const done = () => {
+    socket.off('drain', done)
+    socket.off('close', done)
+    then()
+  }
+  socket.on('drain', done)
+  socket.on('close', done)
 }
 
 /**
@@ -30,29 +61,58 @@ function closedConnection(response: ServerResponse): boolean {
  * Node parses pipelined requests as soon as their bytes arrive and would run all their
  * handlers at once; it sends the answers in order, but when one answer closes the
  * connection the later ones are never sent, although their requests were executed.
- * Here a request runs only once the answer before it is complete, and not at all if
- * that answer closed the connection (decisions §2, Connections).
+ * Here a request runs only once the answer before it is complete and the socket has
+ * taken it, and not at all if that answer closed the connection (decisions §2,
+ * Connections). Between two requests the line yields to the event loop, so that other
+ * connections' requests take turns with a pipelining one (decisions §9). A client that
+ * takes no byte of an answer for the policy's send timeout is disconnected.
  */
 export class ConnectionLine {
+  readonly #socket: Socket
   readonly #handle: Handler
+  readonly #policy: LinePolicy
+  /** The exchange being answered, until the next one's turn comes. */
   #running: Exchange | undefined
   readonly #waiting: Exchange[] = []
   #closed = false
+  /** The service stops: the answer in progress is this connection's last. */
+  #stopping = false
   /** The answer to bytes Node could not parse, sent once every earlier request is answered. */
   #finalAnswer: (() => void) | undefined
 
-  constructor(handle: Handler) {
+  constructor(socket: Socket, handle: Handler, policy: LinePolicy) {
+    this.#socket = socket
     this.#handle = handle
+    this.#policy = policy
+    // Node's parser resumes the socket after every request it parses, which undid the
+    // pause below at once: a client pipelining 3,000 requests had all of them parsed and
+    // held (about 1.7 KB each). While the line is full, it is paused again before the
+    // next read.
+    socket.on('resume', () => {
+      if (this.#waiting.length >= MAX_WAITING) socket.pause()
+    })
+    socket.once('close', () => this.#close())
   }
 
   enqueue(exchange: Exchange): void {
     if (this.#closed) return
+    // From the start: Node gives the socket to the next answer as soon as the one before
+    // is sent, before the line gives it its turn.
+    exchange.response.on('timeout', this.#sendTimedOut)
     if (this.#running === undefined) {
       this.#run(exchange)
       return
     }
+    if (this.#stopping) return
+    if (this.#waiting.length >= MAX_WAITING && !this.#policy.reserveReadAhead()) {
+      // More than the service holds for all pipelining clients together: the requests
+      // waiting are not run (a client retries them on a new connection, RFC 9112 §9.3.2).
+      this.#close()
+      this.#socket.destroy()
+      return
+    }
     this.#waiting.push(exchange)
-    if (this.#waiting.length >= MAX_WAITING) exchange.request.socket.pause()
+    if (this.#waiting.length >= MAX_WAITING) this.#socket.pause()
   }
 
   /**
@@ -69,30 +129,68 @@ export class ConnectionLine {
         answer()
         return
       }
-      this.#waiting.pop()
+      this.#dropWaiting(this.#waiting.length - 1)
     }
     this.#finalAnswer = answer
     if (this.#running === undefined) this.#finish()
   }
 
+  /**
+   * The service stops: requests waiting in line are not run, the answer in progress
+   * closes the connection, and the policy's send timeout (shorter now) applies to it
+   * from this moment.
+   */
+  stop(): void {
+    this.#stopping = true
+    this.#dropWaiting(0)
+    if (this.#running !== undefined) this.#socket.setTimeout(this.#policy.sendTimeoutMs)
+  }
+
   #run(exchange: Exchange): void {
     this.#running = exchange
-    exchange.response.once('close', () => this.#next(exchange))
+    // Node uses the socket timeout for keep-alive only once an answer leaves the
+    // connection idle, and sets it again then; until that, it is the send timeout.
+    this.#socket.setTimeout(this.#policy.sendTimeoutMs)
+    exchange.response.once('close', () => this.#answered())
     this.#handle(exchange.request, exchange.response)
   }
 
-  #next(done: Exchange): void {
-    this.#running = undefined
-    if (closedConnection(done.response)) {
+  /**
+   * The socket timed out during an answer (a listener here keeps Node from destroying
+   * the socket itself). Node's socket timeout does not fire while a partial write makes
+   * progress: bytes still waiting to be taken mean a client that takes none; no bytes
+   * mean a handler still at work, which is not the client's doing.
+   */
+  readonly #sendTimedOut = (): void => {
+    if (this.#socket.writableLength === 0) return
+    this.#policy.slowClientDisconnected()
+    this.#socket.destroy()
+  }
+
+  #answered(): void {
+    if (closedConnection(this.#socket)) {
       this.#close()
       return
     }
-    const next = this.#waiting.shift()
+    whenDrained(this.#socket, () => setImmediate(() => this.#next()))
+  }
+
+  #next(): void {
+    this.#running = undefined
+    if (this.#closed) return
+    if (this.#stopping) {
+      // The answer is sent and taken: the requests behind it are not run.
+      this.#close()
+      this.#socket.destroy()
+      return
+    }
+    const next = this.#waiting[0]
+    this.#dropWaiting(0, 1)
     if (next === undefined) {
       this.#finish()
       return
     }
-    if (this.#waiting.length === MAX_WAITING - 1) next.request.socket.resume()
+    if (this.#waiting.length === MAX_WAITING - 1) this.#socket.resume()
     this.#run(next)
   }
 
@@ -105,23 +203,14 @@ export class ConnectionLine {
 
   #close(): void {
     this.#closed = true
-    this.#waiting.length = 0
+    this.#dropWaiting(0)
   }
-}
 
-const lines = new WeakMap<Socket, ConnectionLine>()
-
-/** The line of a connection, made on its first request. */
-export function lineOf(socket: Socket, handle: Handler): ConnectionLine {
-  let line = lines.get(socket)
-  if (line === undefined) {
-    line = new ConnectionLine(handle)
-    lines.set(socket, line)
+  /** Removes `count` waiting requests from `start` on (all by default), returning their read-ahead. */
+  #dropWaiting(start: number, count = this.#waiting.length - start): void {
+    const beyond = Math.max(0, this.#waiting.length - MAX_WAITING)
+    this.#waiting.splice(start, count)
+    const left = beyond - Math.max(0, this.#waiting.length - MAX_WAITING)
+    if (left > 0) this.#policy.releaseReadAhead(left)
   }
-  return line
-}
-
-/** The line of a connection, if a request has arrived on it. */
-export function existingLineOf(socket: Socket): ConnectionLine | undefined {
-  return lines.get(socket)
 }

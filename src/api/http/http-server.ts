@@ -6,7 +6,7 @@ import {
   ServerResponse,
 } from 'node:http'
 import type { Socket } from 'node:net'
-import { lineOf } from './connection-line.js'
+import type { ConnectionLines } from './connection-lines.js'
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void
 
@@ -37,13 +37,17 @@ function answerConnect(handle: Handler, request: IncomingMessage, socket: Socket
 
 /**
  * Fastify's serverFactory: Node's HTTP server with every request through the service's
- * pipeline, in connection order. Requests Node would refuse with a bare status and no
+ * pipeline, in connection order (`lines`). Requests Node would refuse with a bare status and no
  * body (HTTP/1.1 without Host, an Expect other than 100-continue, CONNECT) are let in,
  * so that the pipeline answers them as ApiErrors with an X-Track (request-head.ts).
  */
-export function createHttpServer(handle: Handler, options: HttpServerOptions): Server {
+export function createHttpServer(
+  handle: Handler,
+  options: HttpServerOptions,
+  lines: ConnectionLines,
+): Server {
   const enqueue = (request: IncomingMessage, response: ServerResponse) =>
-    lineOf(request.socket, handle).enqueue({ request, response })
+    lines.lineOf(request.socket, handle).enqueue({ request, response })
   const server = createServer({ ...options.http, requireHostHeader: false }, enqueue)
   server.keepAliveTimeout = options.keepAliveTimeout ?? 72_000
   server.requestTimeout = options.requestTimeout ?? 300_000

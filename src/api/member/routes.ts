@@ -7,6 +7,7 @@ import { toPage } from '../common/page.js'
 import {
   BODY_ERRORS,
   BODY_FORMAT_ERRORS,
+  BUSY_ERRORS,
   described,
   errorResponses,
   IDEMPOTENCY_ERRORS,
@@ -73,7 +74,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
             searchResponses.either,
             'A MemberPage; with unpaged=true, a plain array of every matching Member.',
           ),
-          ...errorResponses(QUERY_ERRORS),
+          ...errorResponses(QUERY_ERRORS, BUSY_ERRORS),
         },
       },
     },
@@ -110,7 +111,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
         body: MemberCreateBody,
         response: {
           201: described(MemberResource, 'The created member.', ['ETag', 'Location']),
-          ...errorResponses(BODY_ERRORS, 'e.ex.mm.8001', IDEMPOTENCY_ERRORS),
+          ...errorResponses(BODY_ERRORS, 'e.ex.mm.8001', IDEMPOTENCY_ERRORS, BUSY_ERRORS),
         },
       },
       config: { ...config, idempotent: true },

@@ -30,6 +30,7 @@ export const en = {
   'e.ex.fw.9002': 'System error occurred.',
   'e.ex.fw.9003': 'System error occurred.',
   'e.ex.fw.9004': 'Authentication is unavailable: the identity provider does not answer.',
+  'e.ex.fw.9005': 'The service is busy. Retry later.',
   'e.ex.fw.9999': 'Unhandled system error occurred.',
 
   NotNull: '{0} may not be null.',

@@ -82,7 +82,8 @@ export const RESPONSE_HEADERS = {
     required: true,
   },
   'Retry-After': {
-    description: 'Seconds until the client may send again (RATE_LIMIT).',
+    description:
+      'Seconds until the client may send again: its RATE_LIMIT window (429), or a busy instance or identity provider (503).',
     schema: text({ examples: ['42'] }),
     required: true,
   },

@@ -1,5 +1,9 @@
 import type { RouteOptions } from 'fastify'
-import { authenticationErrorResponses, rateLimitErrorResponses } from '../common/responses.js'
+import {
+  authenticationErrorResponses,
+  mergedResponses,
+  rateLimitErrorResponses,
+} from '../common/responses.js'
 import { BEFORE_ROUTING_STATUSES } from '../errors/catalogue.js'
 import { requiredScope, type Scope } from '../http/authentication.js'
 import {
@@ -137,11 +141,11 @@ function documentOperation(
   { scope, limited }: { scope: Scope | undefined; limited: boolean },
 ): Transformed {
   if (!schema || schema.hide) return { schema: schema ?? { hide: true }, url }
-  const responses = {
-    ...(schema.response ?? {}),
-    ...(scope !== undefined && authenticationErrorResponses()),
-    ...(limited && rateLimitErrorResponses()),
-  } as Record<string, Schema>
+  const responses = mergedResponses(
+    schema.response ?? {},
+    scope !== undefined ? authenticationErrorResponses() : {},
+    limited ? rateLimitErrorResponses() : {},
+  ) as Record<string, Schema>
   const statuses = new Set(Object.keys(responses).map(Number))
   const isHead = route.method === 'HEAD'
   const published: Schema = { ...schema }

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client'
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client'
+import type { Bulkhead } from '../../domain/common/bulkhead.js'
 import { plainErrorResponses } from '../common/responses.js'
 import { JSON_CONTENT_TYPE } from '../http/media-types.js'
 import { message } from '../messages/index.js'
@@ -10,8 +11,21 @@ import { RequestMetrics } from './request-metrics.js'
 export interface MetricsOptions {
   /** Pool figures, when the database has a pool. */
   readonly poolStats: () => { total: number; idle: number; waiting: number } | undefined
+  /** The expensive work's bulkheads, by kind (decisions §9). */
+  readonly bulkheads: Readonly<Record<string, Bulkhead>>
+  /** Long reads cancelled for running past READ_TIMEOUT so far. */
+  readonly readsCancelled: () => number
   /** Whether the rate limit's Redis answers; undefined without one (REDIS_URL). */
   readonly rateLimitStoreUp?: (() => boolean) | undefined
+  /** What the connection lines have cut so far (connection-lines.ts). */
+  readonly connections: {
+    /** Connections whose client took no byte of an answer in time. */
+    readonly slowClientsDisconnected: number
+    /** Connections whose pipelined requests would pass READ_AHEAD_MAX. */
+    readonly pipelinesCut: number
+    /** Pipelined requests waiting beyond their line's first ones now. */
+    readonly readAhead: number
+  }
   /** Serve /metrics on its own port (on `host`) instead of the API's. */
   readonly port?: number | undefined
   readonly host: string
@@ -74,11 +88,20 @@ function listenSeparately(
  */
 export function serveMetrics(
   app: FastifyInstance,
-  { poolStats, rateLimitStoreUp, port, host }: MetricsOptions,
+  {
+    poolStats,
+    bulkheads,
+    readsCancelled,
+    rateLimitStoreUp,
+    connections,
+    port,
+    host,
+  }: MetricsOptions,
 ): void {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const requests = new RequestMetrics(registry)
+  measureBulkheads(registry, bulkheads, readsCancelled)
   new Gauge({
     name: 'db_pool_connections',
     help: 'Database pool connections: total, idle, and queries waiting for one.',
@@ -90,6 +113,34 @@ export function serveMetrics(
       this.set({ state: 'total' }, stats.total)
       this.set({ state: 'idle' }, stats.idle)
       this.set({ state: 'waiting' }, stats.waiting)
+    },
+  })
+
+  new Counter({
+    name: 'http_slow_clients_disconnected_total',
+    help: "Connections closed because the client took no byte of an answer for SEND_TIMEOUT (during a stop, for the stop's shorter limit).",
+    registers: [registry],
+    collect() {
+      // The count is kept by the connections; the counter shows it as it is now.
+      this.reset()
+      this.inc(connections.slowClientsDisconnected)
+    },
+  })
+  new Gauge({
+    name: 'http_read_ahead_requests',
+    help: 'Pipelined requests read ahead of their turn beyond the first 16 of each connection, all connections together (at most READ_AHEAD_MAX).',
+    registers: [registry],
+    collect() {
+      this.set(connections.readAhead)
+    },
+  })
+  new Counter({
+    name: 'http_pipelines_cut_total',
+    help: 'Connections closed at once because their pipelined requests would have passed READ_AHEAD_MAX (their waiting requests not run).',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(connections.pipelinesCut)
     },
   })
 
@@ -140,4 +191,63 @@ export function serveMetrics(
       return registry.metrics()
     },
   )
+}
+
+/** snake_case of a bulkhead's name, as a label value: todoLists -> todo_lists. */
+const labelOf = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
+
+/**
+ * The bounded work of decisions §9: how much of each kind runs and waits, how much was
+ * refused (503 e.ex.fw.9005) and why, and how many long reads were cancelled. Read from
+ * the bulkheads at each scrape: they count, the registry only formats.
+ */
+function measureBulkheads(
+  registry: Registry,
+  bulkheads: Readonly<Record<string, Bulkhead>>,
+  readsCancelled: () => number,
+): void {
+  const figures = () =>
+    Object.entries(bulkheads).map(
+      ([name, bulkhead]) => [labelOf(name), bulkhead.figures()] as const,
+    )
+  new Gauge({
+    name: 'work_running',
+    help: 'Expensive operations running, by kind (member searches, todo list pages, password hashes).',
+    labelNames: ['work'],
+    registers: [registry],
+    collect() {
+      for (const [work, { running }] of figures()) this.set({ work }, running)
+    },
+  })
+  new Gauge({
+    name: 'work_queue_length',
+    help: 'Expensive operations waiting for a place, by kind (at most QUEUE_LENGTH each).',
+    labelNames: ['work'],
+    registers: [registry],
+    collect() {
+      for (const [work, { waiting }] of figures()) this.set({ work }, waiting)
+    },
+  })
+  new Counter({
+    name: 'work_shed_total',
+    help: 'Expensive operations refused with 503 e.ex.fw.9005, by kind and why: the queue was full, or the wait passed QUEUE_TIMEOUT.',
+    labelNames: ['work', 'reason'],
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const [work, { shed }] of figures()) {
+        this.inc({ work, reason: 'queue_full' }, shed['queue-full'])
+        this.inc({ work, reason: 'queue_timeout' }, shed['queue-timeout'])
+      }
+    },
+  })
+  new Counter({
+    name: 'db_reads_cancelled_total',
+    help: 'Statements of member searches and todo list pages cancelled for running past READ_TIMEOUT (answered 503 e.ex.fw.9005).',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(readsCancelled())
+    },
+  })
 }

@@ -7,6 +7,7 @@ import { registerOptionsRoutes } from '../common/options-routes.js'
 import {
   BODY_ERRORS,
   BODY_FORMAT_ERRORS,
+  BUSY_ERRORS,
   described,
   errorResponses,
   IDEMPOTENCY_ERRORS,
@@ -45,7 +46,7 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
         // each toTodoResource() with JSON.stringify, the same fields in the same order.
         response: {
           200: Type.Array(TodoResource, { description: 'Every Todo, oldest first.' }),
-          ...errorResponses(),
+          ...errorResponses(BUSY_ERRORS),
         },
       },
     },

@@ -49,3 +49,18 @@ export class DataAccessError extends DomainError {
     if (options?.cause !== undefined) this.cause = options.cause
   }
 }
+
+/**
+ * The instance has no capacity for this work now: its queue is full, the wait for a place
+ * ran out, or the work passed its time budget and was cancelled. Nothing was changed; the
+ * client may retry after `retryAfterSeconds`.
+ */
+export class ServiceBusyError extends DomainError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    options?: { cause?: unknown },
+  ) {
+    super('e.ex.fw.9005')
+    if (options?.cause !== undefined) this.cause = options.cause
+  }
+}

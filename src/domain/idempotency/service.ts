@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { Bulkhead } from '../common/bulkhead.js'
 import { DomainError } from '../common/errors.js'
 import type { TransactionScope } from '../common/unit-of-work.js'
 import {
@@ -61,16 +62,20 @@ export class IdempotencyService {
   readonly #repository: IdempotencyRepository
   readonly #now: () => Date
   readonly #slowHash: SlowHash
+  readonly #hashing: Bulkhead
 
   constructor(dependencies: {
     repository: IdempotencyRepository
     now: () => Date
     /** Hashes the secrets of a request into its fingerprint (see `fingerprint`). */
     slowHash: SlowHash
+    /** The slow hash runs within the password hashes' limits (decisions §9). */
+    hashing: Bulkhead
   }) {
     this.#repository = dependencies.repository
     this.#now = dependencies.now
     this.#slowHash = dependencies.slowHash
+    this.#hashing = dependencies.hashing
   }
 
   /** Whether to process the request now (the key is then held) or answer its stored outcome. */
@@ -109,7 +114,11 @@ export class IdempotencyService {
     const hash = createHash('sha256').update(request.text)
     if (request.secrets.length > 0) {
       const salt = createHash('sha256').update(SECRET_SALT_LABEL).update(key).digest()
-      hash.update('\n').update(await this.#slowHash(JSON.stringify(request.secrets), salt))
+      hash
+        .update('\n')
+        .update(
+          await this.#hashing.run(() => this.#slowHash(JSON.stringify(request.secrets), salt)),
+        )
     }
     return hash.digest('hex')
   }

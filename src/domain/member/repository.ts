@@ -15,8 +15,11 @@ export interface MemberRepository {
   update(member: Member, expectedVersion: number): Promise<boolean>
   /** Deletes the member and its credential, only at `expectedVersion` if one is given. */
   delete(memberId: string, expectedVersion?: number): Promise<boolean>
-  /** One page of matches, in the search's order, with the number of all matches. */
+  /**
+   * One page of matches, in the search's order, with the number of all matches, both
+   * read at one moment (decisions §9: a page never holds more members than the total).
+   */
   search(search: MemberSearch, page: PageRequest): Promise<MemberPage>
-  /** Every match in the search's order, but at most `limit`. */
-  searchAll(search: MemberSearch, limit: number): Promise<Member[]>
+  /** Every match in the search's order; undefined when there are more than `limit`. */
+  searchAll(search: MemberSearch, limit: number): Promise<Member[] | undefined>
 }

@@ -1,3 +1,4 @@
+import type { Bulkhead } from '../common/bulkhead.js'
 import {
   BusinessRuleError,
   OptimisticLockError,
@@ -30,6 +31,9 @@ export interface MemberServiceDeps {
   readonly now: () => Date
   readonly newId: () => string
   readonly hashPassword: (password: string) => Promise<string>
+  /** Searches and password hashes run admitted, each kind within its own limits (decisions §9). */
+  readonly searches: Bulkhead
+  readonly hashing: Bulkhead
 }
 
 /** Exactly the profile fields, whatever else the source object carries. */
@@ -59,6 +63,8 @@ export class MemberService {
   readonly #now: () => Date
   readonly #newId: () => string
   readonly #hashPassword: (password: string) => Promise<string>
+  readonly #searches: Bulkhead
+  readonly #hashing: Bulkhead
 
   constructor(deps: MemberServiceDeps) {
     this.#repository = deps.repository
@@ -66,6 +72,8 @@ export class MemberService {
     this.#now = deps.now
     this.#newId = deps.newId
     this.#hashPassword = deps.hashPassword
+    this.#searches = deps.searches
+    this.#hashing = deps.hashing
   }
 
   async get(memberId: string): Promise<Member> {
@@ -75,13 +83,15 @@ export class MemberService {
   }
 
   search(search: MemberSearch, page: PageRequest): Promise<MemberPage> {
-    return this.#repository.search(search, page)
+    return this.#searches.run(() => this.#repository.search(search, page))
   }
 
   /** Every match, unless there are more than UNPAGED_LIMIT. */
   async searchAll(search: MemberSearch): Promise<Member[]> {
-    const members = await this.#repository.searchAll(search, UNPAGED_LIMIT + 1)
-    if (members.length > UNPAGED_LIMIT) throw new ResultLimitExceededError(UNPAGED_LIMIT)
+    const members = await this.#searches.run(() =>
+      this.#repository.searchAll(search, UNPAGED_LIMIT),
+    )
+    if (members === undefined) throw new ResultLimitExceededError(UNPAGED_LIMIT)
     return members
   }
 
@@ -95,7 +105,9 @@ export class MemberService {
    */
   async create(input: NewMember, alongside?: Alongside<Member>): Promise<Member> {
     const signId = input.credential.signId || input.emailAddress.toLowerCase()
-    const passwordHash = await this.#hashPassword(input.credential.password)
+    const passwordHash = await this.#hashing.run(() =>
+      this.#hashPassword(input.credential.password),
+    )
     const now = this.#now()
     for (let attempt = 0; attempt < ID_ATTEMPTS; attempt += 1) {
       const member: Member = {

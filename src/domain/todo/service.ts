@@ -1,4 +1,4 @@
-import { ConcurrencyLimit } from '../common/concurrency-limit.js'
+import type { Bulkhead } from '../common/bulkhead.js'
 import {
   BusinessRuleError,
   PreconditionFailedError,
@@ -22,18 +22,17 @@ export const TODO_ALREADY_FINISHED = 'e.ex.td.8001'
  */
 export const TODO_LIST_PAGE_SIZE = 100
 
-/**
- * Pages of the list read at once, however many clients read it: the rest of the
- * database connections stay free for every other request (see ConcurrencyLimit).
- */
-export const TODO_LIST_QUERIES_AT_ONCE = 2
-
 export interface TodoServiceDeps {
   readonly repository: TodoRepository
   /** Transactions for a create with more writes alongside it. */
   readonly unitOfWork: UnitOfWork
   readonly now: () => Date
   readonly newId: () => string
+  /**
+   * The list's page queries, however many clients read it (decisions §9): a new list is
+   * admitted or refused at its first page; a list already answering is never refused.
+   */
+  readonly lists: Bulkhead
 }
 
 export class TodoService {
@@ -41,13 +40,14 @@ export class TodoService {
   readonly #unitOfWork: UnitOfWork
   readonly #now: () => Date
   readonly #newId: () => string
-  readonly #listQueries = new ConcurrencyLimit(TODO_LIST_QUERIES_AT_ONCE)
+  readonly #lists: Bulkhead
 
   constructor(deps: TodoServiceDeps) {
     this.#repository = deps.repository
     this.#unitOfWork = deps.unitOfWork
     this.#now = deps.now
     this.#newId = deps.newId
+    this.#lists = deps.lists
   }
 
   /**
@@ -58,7 +58,10 @@ export class TodoService {
    */
   list(pageSize: number = TODO_LIST_PAGE_SIZE): AsyncIterable<readonly Todo[]> {
     return new TodoPages(
-      (after) => this.#listQueries.run(() => this.#repository.listAfter(after, pageSize)),
+      (after) =>
+        this.#lists.run(() => this.#repository.listAfter(after, pageSize), {
+          continuing: after !== undefined,
+        }),
       pageSize,
     )
   }

@@ -1,4 +1,4 @@
-import { type Dialect, Kysely, type LogEvent } from 'kysely'
+import { type Dialect, Kysely, type LogEvent, sql } from 'kysely'
 import type { DatabaseConfig } from '../../config.js'
 import { type DialectProfile, POSTGRES, SQLITE } from './dialect.js'
 import { allowDirectReads } from './direct-reads.js'
@@ -7,17 +7,21 @@ import type { PoolStats } from './opened-dialect.js'
 import { openPostgres } from './postgres.js'
 import { replicaFirst } from './replica-reads.js'
 import type { DatabaseSchema } from './schema.js'
+import { readersDialect } from './sqlite/readers.js'
 import { openSqlite } from './sqlite.js'
 import { tracingQueries } from './traced-queries.js'
-import { translateError, translatingErrors } from './translate-errors.js'
+import { cancelledReadsBusy, translateError, translatingErrors } from './translate-errors.js'
 
 export type { PoolStats } from './opened-dialect.js'
 
 export interface Database {
   readonly db: Kysely<DatabaseSchema>
   /**
-   * For reads that may be a little behind (member search, the todo list): the read
-   * replica when DATABASE_READ_URL is set, falling back to the primary; else `db`.
+   * For the long reads, which may be a little behind (member search, the todo list):
+   * connections of their own, each statement cancelled past READ_TIMEOUT (a 503). On
+   * SQLite, reader threads, off the event loop (sqlite/readers.ts); on PostgreSQL a pool
+   * of its own, of the read replica when DATABASE_READ_URL is set, falling back to the
+   * primary.
    */
   readonly reads: Kysely<DatabaseSchema>
   readonly profile: DialectProfile
@@ -37,6 +41,16 @@ export interface DatabaseEvents {
   onReplicaFallback?: (error: unknown) => void
   /** Every query with its parameters and duration, for trace logging and query-plan tests. */
   onQuery?: (query: ExecutedQuery) => void
+  /** A long read was cancelled for running past its time (READ_TIMEOUT). */
+  onReadCancelled?: () => void
+}
+
+/** The connections of the long reads (`Database.reads`). */
+export interface ReadsOptions {
+  /** Connections (PostgreSQL) or reader threads (SQLite); 0: as many as reads at once. */
+  readonly connections: number
+  /** Longest one statement may run before it is cancelled. */
+  readonly timeoutMs: number
 }
 
 export interface DatabaseOptions extends DatabaseEvents {
@@ -48,9 +62,11 @@ export interface DatabaseOptions extends DatabaseEvents {
    * holding them.
    */
   timeoutMs?: number
+  reads?: ReadsOptions
 }
 
 const DEFAULT_TIMEOUT_MS = 1500
+const DEFAULT_READS: ReadsOptions = { connections: 4, timeoutMs: DEFAULT_TIMEOUT_MS }
 
 export interface ExecutedQuery {
   readonly sql: string
@@ -72,33 +88,39 @@ function queryLog(onQuery: DatabaseEvents['onQuery']) {
   )
 }
 
+type Instrument = (dialect: Dialect, profile: DialectProfile) => Dialect
+
 /**
- * The read replica: a pool of its own, with half the time budget, so that a read it fails
- * still leaves the primary time to answer.
+ * The long reads' own connections (`Database.reads`): SQLite's reader threads, or a
+ * PostgreSQL pool of their own, whose statement timeout is the read timeout; of the
+ * replica, with the primary's as fallback, when DATABASE_READ_URL is set.
  */
-async function openReplica(
-  config: Extract<DatabaseConfig, { kind: 'postgres' }>,
-  primary: Kysely<DatabaseSchema>,
-  timeoutMs: number,
+async function openLongReads(
+  config: DatabaseConfig,
+  { connections, timeoutMs }: ReadsOptions,
   events: DatabaseEvents,
-  instrumented: (dialect: Dialect) => Dialect,
-) {
-  if (!config.readUrl) return undefined
-  const replica = await openPostgres({
-    ...config,
-    url: config.readUrl,
-    timeoutMs: Math.ceil(timeoutMs / 2),
-    onConnectionError: events.onConnectionError,
+  instrumented: Instrument,
+): Promise<{ dialect: Dialect; ping?: () => Promise<void> }> {
+  if (config.kind === 'sqlite') {
+    const readers = { file: config.file, size: connections, timeoutMs, busyTimeoutMs: timeoutMs }
+    return { dialect: instrumented(readersDialect(readers), SQLITE) }
+  }
+  const pool = (url: string) =>
+    openPostgres({
+      ...config,
+      url,
+      poolMax: connections === 0 ? config.poolMax : connections,
+      timeoutMs,
+      onConnectionError: events.onConnectionError,
+    })
+  const primary = await pool(config.url)
+  if (!config.readUrl) return { dialect: instrumented(primary.dialect, POSTGRES) }
+  const replica = await pool(config.readUrl)
+  const dialect = replicaFirst(replica.dialect, primary.dialect, {
+    onFallback: events.onReplicaFallback,
+    isCancellation: (error) => POSTGRES.isCancellation(error),
   })
-  const reads = new Kysely<DatabaseSchema>({
-    dialect: instrumented(
-      replicaFirst(replica.dialect, primary as Kysely<unknown>, {
-        onFallback: events.onReplicaFallback,
-      }),
-    ),
-    ...queryLog(events.onQuery),
-  })
-  return { reads, ping: replica.ping }
+  return { dialect: instrumented(dialect, POSTGRES), ping: replica.ping }
 }
 
 /** Opens the configured database and brings its schema to the latest migration. */
@@ -106,9 +128,22 @@ export async function createDatabase(
   config: DatabaseConfig,
   options: DatabaseOptions = {},
 ): Promise<Database> {
-  const { timeoutMs = DEFAULT_TIMEOUT_MS, traced = false, ...events } = options
+  const {
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+    traced = false,
+    reads = DEFAULT_READS,
+    ...events
+  } = options
   const instrumented = (dialect: Dialect, profile: DialectProfile) =>
     translatingErrors(traced ? tracingQueries(dialect, profile) : dialect, profile)
+  const busyWhenCancelled = (dialect: Dialect, profile: DialectProfile) =>
+    instrumented(
+      cancelledReadsBusy(dialect, profile, {
+        retryAfterSeconds: Math.max(1, Math.ceil(reads.timeoutMs / 1000)),
+        onCancelled: events.onReadCancelled,
+      }),
+      profile,
+    )
   const profile = config.kind === 'sqlite' ? SQLITE : POSTGRES
   const { dialect, poolStats, ping, readDirectly } =
     config.kind === 'sqlite'
@@ -138,21 +173,28 @@ export async function createDatabase(
       }
     })
   }
-  const replica =
-    config.kind === 'postgres'
-      ? await openReplica(config, db, timeoutMs, events, (replica) =>
-          instrumented(replica, POSTGRES),
-        )
-      : undefined
+  const longReads = await openLongReads(config, reads, events, busyWhenCancelled)
+  const readsDb = new Kysely<DatabaseSchema>({
+    dialect: longReads.dialect,
+    ...queryLog(events.onQuery),
+  })
+  try {
+    // Opened now, not by the first search: SQLite's reader threads start, PostgreSQL connects.
+    await sql`select 1`.execute(readsDb)
+  } catch (error) {
+    await readsDb.destroy()
+    await db.destroy()
+    throw error
+  }
   return {
     db,
-    reads: replica?.reads ?? db,
+    reads: readsDb,
     profile,
     ping,
-    pingReplica: replica?.ping,
+    pingReplica: longReads.ping,
     poolStats,
     close: async () => {
-      await replica?.reads.destroy()
+      await readsDb.destroy()
       await db.destroy()
     },
   }

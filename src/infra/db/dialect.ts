@@ -1,4 +1,4 @@
-import { type RawBuilder, sql } from 'kysely'
+import { type Expression, type RawBuilder, sql } from 'kysely'
 import { parseInstant } from '../../domain/common/instant.js'
 
 /**
@@ -18,6 +18,19 @@ export interface DialectProfile {
   text(maxLength: number): RawBuilder<unknown>
   /** The columns of the unique index a driver error reports as violated; [] for other errors. */
   uniqueViolationColumns(error: unknown): string[]
+  /** Whether a driver error is a statement cancelled for running past its time (READ_TIMEOUT). */
+  isCancellation(error: unknown): boolean
+  /**
+   * How a broad member search is made to walk the index of its sort key in order rather
+   * than gather the name ranges and sort (member-search.ts): the name columns as its
+   * filter reads them, and a statement run first in its transaction. SQLite's planner
+   * takes the hint of a unary `+`, which keeps a column from using an index; PostgreSQL's
+   * is told that sorting is a last resort, and still estimates the names from statistics.
+   */
+  readonly indexWalk: {
+    readonly filterColumn: (column: Expression<string>) => Expression<string>
+    readonly setup: RawBuilder<unknown> | undefined
+  }
 }
 
 function errorField(error: unknown, field: 'code' | 'message' | 'detail'): string | undefined {
@@ -38,6 +51,9 @@ export const SQLITE: DialectProfile = {
     const columns = errorField(error, 'message')?.split('failed: ')[1] ?? ''
     return columns.split(', ').map((column) => column.split('.').pop() ?? column)
   },
+  // The reader threads' own error (sqlite/readers.ts).
+  isCancellation: (error) => errorField(error, 'code') === 'READ_TIMEOUT',
+  indexWalk: { filterColumn: (column) => sql<string>`+${column}`, setup: undefined },
 }
 
 export const POSTGRES: DialectProfile = {
@@ -51,6 +67,9 @@ export const POSTGRES: DialectProfile = {
     const columns = /^Key \(([^)]*)\)=/.exec(errorField(error, 'detail') ?? '')?.[1] ?? ''
     return columns.split(', ')
   },
+  // query_canceled: the statement timeout (or a cancel request) stopped the statement.
+  isCancellation: (error) => errorField(error, 'code') === '57014',
+  indexWalk: { filterColumn: (column) => column, setup: sql`set local enable_sort = off` },
 }
 
 export function toDate(value: Date | string): Date {

@@ -3,6 +3,7 @@ import type { DialectProfile } from './dialect.js'
 import { createTodo } from './migrations/0001-create-todo.js'
 import { createMember } from './migrations/0002-create-member.js'
 import { createIdempotencyKey } from './migrations/0003-create-idempotency-key.js'
+import { memberSearchIndexes } from './migrations/0004-member-search-indexes.js'
 import type { DatabaseSchema } from './schema.js'
 
 /** Every schema version in order. Names sort in application order; never rename or edit one. */
@@ -11,6 +12,7 @@ function migrations(profile: DialectProfile): Record<string, Migration> {
     '0001-create-todo': createTodo(profile),
     '0002-create-member': createMember(profile),
     '0003-create-idempotency-key': createIdempotencyKey(profile),
+    '0004-member-search-indexes': memberSearchIndexes(),
   }
 }
 

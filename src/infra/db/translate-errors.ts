@@ -1,5 +1,5 @@
 import type { Dialect } from 'kysely'
-import { DataAccessError, DomainError } from '../../domain/common/errors.js'
+import { DataAccessError, DomainError, ServiceBusyError } from '../../domain/common/errors.js'
 import type { DialectProfile } from './dialect.js'
 import { wrappedDialect } from './wrapped-dialect.js'
 
@@ -37,4 +37,33 @@ export function translatingErrors(dialect: Dialect, profile: DialectProfile): Di
   }
 
   return wrappedDialect(dialect, { query: (_query, run) => guard(run), call: guard })
+}
+
+export interface CancelledReads {
+  /** Retry-After of the busy answer to a cancelled read. */
+  readonly retryAfterSeconds: number
+  /** Told of every read cancelled for its time. */
+  readonly onCancelled?: () => void
+}
+
+/**
+ * For the long reads (member search, the todo list): a statement cancelled because it ran
+ * past READ_TIMEOUT is the instance being busy (503 e.ex.fw.9005), not a failure; it has
+ * changed nothing, and a retry later may find the database less loaded.
+ */
+export function cancelledReadsBusy(
+  dialect: Dialect,
+  profile: DialectProfile,
+  { retryAfterSeconds, onCancelled }: CancelledReads,
+): Dialect {
+  const guard = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work()
+    } catch (error) {
+      if (!profile.isCancellation(error)) throw error
+      onCancelled?.()
+      throw new ServiceBusyError(retryAfterSeconds, { cause: error })
+    }
+  }
+  return wrappedDialect(dialect, { query: (_query, run) => guard(run) })
 }

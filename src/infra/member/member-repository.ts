@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely, SelectQueryBuilder } from 'kysely'
+import type { Kysely, SelectQueryBuilder } from 'kysely'
 import { formatInstant } from '../../domain/common/instant.js'
 import type {
   Member,
@@ -6,7 +6,6 @@ import type {
   MemberProfile,
   MemberSearch,
   PageRequest,
-  SortableProperty,
 } from '../../domain/member/model.js'
 import type { InsertOutcome, MemberRepository } from '../../domain/member/repository.js'
 import { toDate } from '../db/dialect.js'
@@ -14,7 +13,7 @@ import { type Precompiled, precompiled } from '../db/precompiled.js'
 import type { DatabaseSchema } from '../db/schema.js'
 import { isStorableText } from '../db/storable-text.js'
 import { UniqueViolationError } from '../db/translate-errors.js'
-import { prefixRange } from './prefix-range.js'
+import type { MemberSearchQueries } from './member-search.js'
 
 type MemberQuery = SelectQueryBuilder<
   DatabaseSchema & { m: DatabaseSchema['member']; c: DatabaseSchema['member_credential'] },
@@ -22,16 +21,6 @@ type MemberQuery = SelectQueryBuilder<
   object
 >
 type Row = Awaited<ReturnType<typeof selectMembers>>[number]
-
-const SORT_COLUMNS: Readonly<Record<SortableProperty, `m.${keyof DatabaseSchema['member']}`>> = {
-  memberId: 'm.member_id',
-  firstName: 'm.first_name',
-  lastName: 'm.last_name',
-  dateOfBirth: 'm.date_of_birth',
-  emailAddress: 'm.email_address',
-  createdAt: 'm.created_at',
-  lastModifiedAt: 'm.last_modified_at',
-}
 
 function withMemberColumns(query: MemberQuery) {
   return query.select([
@@ -95,41 +84,29 @@ function profileColumns(profile: MemberProfile) {
   }
 }
 
-/** First or last name in the prefix's range (see prefix-range.ts). */
-function nameStartsWith(prefix: string) {
-  const { from, below } = prefixRange(prefix)
-  return (eb: ExpressionBuilder<DatabaseSchema & { m: DatabaseSchema['member'] }, 'm'>) => {
-    const inRange = (column: 'm.first_name' | 'm.last_name') =>
-      below === undefined
-        ? eb(column, '>=', from)
-        : eb.and([eb(column, '>=', from), eb(column, '<', below)])
-    return eb.or([inRange('m.first_name'), inRange('m.last_name')])
-  }
-}
-
-/** The search's orders, then memberId, so equal keys never make pages overlap. */
-function inSearchOrder(query: MemberQuery, search: MemberSearch): MemberQuery {
-  let ordered = query
-  for (const order of search.sort) {
-    const direction = order.direction === 'ASC' ? 'asc' : 'desc'
-    ordered = ordered.orderBy(SORT_COLUMNS[order.property], direction)
-  }
-  if (!search.sort.some((order) => order.property === 'memberId')) {
-    ordered = ordered.orderBy('m.member_id', 'asc')
-  }
-  return ordered
+export interface MemberRepositoryOptions {
+  /**
+   * Where searches read (create-database.ts): their own connections, off the event loop
+   * and within READ_TIMEOUT, maybe a replica a little behind; `db` when not given.
+   */
+  readonly reads?: Kysely<DatabaseSchema>
+  /** The search's plans (member-search.ts), for the database's dialect. */
+  readonly searches: MemberSearchQueries
 }
 
 export class KyselyMemberRepository implements MemberRepository {
   readonly #byId: Precompiled<Row, [memberId: string]>
+  readonly #reads: Kysely<DatabaseSchema>
+  readonly #searches: MemberSearchQueries
 
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
-    /** Where searches read: a replica may serve them (create-database.ts), a little behind. */
-    private readonly reads: Kysely<DatabaseSchema> = db,
+    options: MemberRepositoryOptions,
     /** Given on a transaction: the repository whose compiled statements `db` runs. */
     base?: KyselyMemberRepository,
   ) {
+    this.#reads = options.reads ?? db
+    this.#searches = options.searches
     this.#byId = base
       ? base.#byId.on(db)
       : precompiled(db, withMemberColumns(this.members().where('m.member_id', '=', '')))
@@ -137,29 +114,13 @@ export class KyselyMemberRepository implements MemberRepository {
 
   /** This repository on a transaction, cheaply: nothing is built or compiled again. */
   inTransaction(trx: Kysely<DatabaseSchema>): KyselyMemberRepository {
-    return new KyselyMemberRepository(trx, trx, this)
+    return new KyselyMemberRepository(trx, { reads: trx, searches: this.#searches }, this)
   }
 
   private members(db = this.db): MemberQuery {
     return db
       .selectFrom('member as m')
       .innerJoin('member_credential as c', 'c.member_id', 'm.member_id') as MemberQuery
-  }
-
-  /**
-   * One slice of the matches in the search's order. The slice's ids are chosen first,
-   * from the member table alone (the name indexes hold the id), and only those rows are
-   * joined with their credentials: a broad prefix sorts ids, not whole joined rows.
-   */
-  private async slice(search: MemberSearch, limit: number, offset: number): Promise<Member[]> {
-    const matchingIds = this.reads
-      .selectFrom('member as m')
-      .where(nameStartsWith(search.namePrefix))
-      .select('m.member_id') as unknown as MemberQuery
-    const sliceIds = inSearchOrder(matchingIds, search).limit(limit).offset(offset)
-    const members = this.members(this.reads).where('m.member_id', 'in', sliceIds as never)
-    const rows = await selectMembers(inSearchOrder(members, search))
-    return rows.map(toMember)
   }
 
   async findById(memberId: string): Promise<Member | undefined> {
@@ -229,19 +190,34 @@ export class KyselyMemberRepository implements MemberRepository {
     return result.numDeletedRows > 0n
   }
 
-  async search(search: MemberSearch, page: PageRequest): Promise<MemberPage> {
-    const { total } = await this.reads
-      .selectFrom('member as m')
-      .where(nameStartsWith(search.namePrefix))
-      .select((eb) => eb.fn.countAll<number | string | bigint>().as('total'))
-      .executeTakeFirstOrThrow()
-    const offset = page.page * page.size
-    // A page past the end needs no second query (and no huge OFFSET).
-    if (offset >= Number(total)) return { members: [], total: Number(total) }
-    return { members: await this.slice(search, page.size, offset), total: Number(total) }
+  /** Count and page in one read-only snapshot (decisions §9), then the page's members. */
+  search(search: MemberSearch, page: PageRequest): Promise<MemberPage> {
+    return this.#inSnapshot(async (trx) => {
+      const { ids, total } = await this.#searches.page(trx, search, page)
+      return { members: await this.#byIds(trx, ids), total }
+    })
   }
 
-  searchAll(search: MemberSearch, limit: number): Promise<Member[]> {
-    return this.slice(search, limit, 0)
+  searchAll(search: MemberSearch, limit: number): Promise<Member[] | undefined> {
+    return this.#inSnapshot(async (trx) => {
+      const ids = await this.#searches.all(trx, search, limit)
+      return ids && (await this.#byIds(trx, ids))
+    })
+  }
+
+  #inSnapshot<T>(read: (trx: Kysely<DatabaseSchema>) => Promise<T>): Promise<T> {
+    return this.#reads
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .setAccessMode('read only')
+      .execute(read)
+  }
+
+  /** The members of the given ids, in that order. */
+  async #byIds(db: Kysely<DatabaseSchema>, ids: readonly string[]): Promise<Member[]> {
+    if (ids.length === 0) return []
+    const rows = await selectMembers(this.members(db).where('m.member_id', 'in', ids))
+    const byId = new Map(rows.map((row) => [row.member_id, toMember(row)]))
+    return ids.map((id) => byId.get(id) as Member)
   }
 }

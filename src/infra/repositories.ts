@@ -1,0 +1,20 @@
+import type { Database } from './db/create-database.js'
+import { KyselyIdempotencyRepository } from './idempotency/idempotency-repository.js'
+import { KyselyMemberRepository } from './member/member-repository.js'
+import { MemberSearchQueries } from './member/member-search.js'
+import { KyselyTodoRepository } from './todo/todo-repository.js'
+
+/**
+ * Every repository on one database: writes and lookups on its main connections, the long
+ * reads (member search, the todo list) on its own (`Database.reads`).
+ */
+export function repositoriesOf(database: Database) {
+  return {
+    todos: new KyselyTodoRepository(database.db, database.reads),
+    members: new KyselyMemberRepository(database.db, {
+      reads: database.reads,
+      searches: new MemberSearchQueries(database.profile),
+    }),
+    idempotency: new KyselyIdempotencyRepository(database.db),
+  }
+}

@@ -36,7 +36,7 @@ if (!options.path || targets.length < 2) {
   process.exit(2)
 }
 const databaseUrl =
-  process.env.DATABASE_URL ?? `sqlite:${resolve('data/bench/members-v2-10k.sqlite')}`
+  process.env.DATABASE_URL ?? `sqlite:${resolve('data/bench/members-v3-10k.sqlite')}`
 
 interface Target {
   readonly name: string

@@ -1,45 +1,83 @@
 /**
- * Shows how the member search runs on a loaded database: the plan of every query the
- * repository issues, and the time of repeated searches for prefixes of different reach.
+ * Shows how the member search runs on a loaded database (bench/load-members.ts): for the
+ * narrow search and each class of broad search (bench/broad-searches.ts: sort and page,
+ * here for one prefix), every statement the repository issues, its time and its plan.
  *
- *   npx tsx bench/explain-search.ts [--database-url postgres://...|sqlite:PATH] [--runs 50]
+ *   npx tsx bench/explain-search.ts [--database-url postgres://...|sqlite:PATH] [--prefix M]
  */
 import { parseArgs } from 'node:util'
-import { sql } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import { loadConfig } from '../src/config.js'
-import type { MemberSearch } from '../src/domain/member/model.js'
+import type { MemberSearch, SortOrder } from '../src/domain/member/model.js'
 import {
   createDatabase,
   type Database,
   type ExecutedQuery,
 } from '../src/infra/db/create-database.js'
-import { KyselyMemberRepository } from '../src/infra/member/member-repository.js'
+import { repositoriesOf } from '../src/infra/repositories.js'
+import { PAGE_POSITIONS, PAGE_SIZE, pageAt, SEARCH_SORTS, type SortName } from './broad-searches.js'
+import { SEARCH_PREFIX } from './load-members.js'
 
-const PREFIXES = ['Benchmark', 'J', 'Hiro', 'Kamo']
-
-async function plan(database: Database, query: ExecutedQuery): Promise<string> {
-  const analyze =
-    database.profile.kind === 'postgres' ? 'explain (analyze, buffers off)' : 'explain query plan'
-  const statement = sql.raw(`${analyze} ${query.sql}`)
-  const { rows } = await database.db.executeQuery({
-    ...statement.compile(database.db),
-    parameters: query.parameters,
+/** A sort of broad-searches.ts as the domain's orders. */
+function ordersOf(sort: SortName): SortOrder[] {
+  return [...new URLSearchParams(SEARCH_SORTS[sort]).getAll('sort')].map((value) => {
+    const [property, direction] = value.split(',')
+    return {
+      property: property as SortOrder['property'],
+      direction: direction === 'desc' ? 'DESC' : 'ASC',
+    }
   })
-  return rows
-    .map((row) => {
-      const values = Object.values(row as Record<string, unknown>)
-      return String(database.profile.kind === 'postgres' ? values[0] : values.at(-1))
-    })
-    .join('\n')
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN
+/** The plan of a statement as its search ran it: in a read-only transaction, walks told so. */
+async function plan(database: Database, query: ExecutedQuery): Promise<string> {
+  const postgres = database.profile.kind === 'postgres'
+  const explain = postgres ? 'explain (analyze, buffers off)' : 'explain query plan'
+  const walking = /order by/i.test(query.sql) && !/union all/i.test(query.sql)
+  const run = async (db: Kysely<unknown>) => {
+    if (walking && database.profile.indexWalk.setup)
+      await database.profile.indexWalk.setup.execute(db)
+    const { rows } = await db.executeQuery({
+      ...sql.raw(`${explain} ${query.sql}`).compile(db),
+      parameters: query.parameters,
+    })
+    return rows.map((row) => {
+      const values = Object.values(row as Record<string, unknown>)
+      return `    ${String(postgres ? values[0] : values.at(-1))}`
+    })
+  }
+  const lines = await database.db
+    .transaction()
+    .execute((trx) => run(trx as unknown as Kysely<unknown>))
+  return lines.join('\n')
+}
+
+async function explainSearch(
+  database: Database,
+  queries: ExecutedQuery[],
+  label: string,
+  search: MemberSearch,
+  page: number,
+): Promise<void> {
+  const { members } = repositoriesOf(database)
+  await members.search(search, { page, size: PAGE_SIZE })
+  queries.length = 0
+  const started = performance.now()
+  const { total } = await members.search(search, { page, size: PAGE_SIZE })
+  const issued = [...queries]
+  console.log(
+    `\n## ${label}: page ${page} of ${total} matches in ${(performance.now() - started).toFixed(1)} ms`,
+  )
+  for (const query of issued.filter((issued) => /^\s*select/i.test(issued.sql))) {
+    console.log(
+      `\n  ${query.durationMs.toFixed(1)} ms: ${query.sql}\n${await plan(database, query)}`,
+    )
+  }
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { 'database-url': { type: 'string' }, runs: { type: 'string', default: '50' } },
+    options: { 'database-url': { type: 'string' }, prefix: { type: 'string', default: 'M' } },
   })
   const config = loadConfig({
     DATABASE_URL: values['database-url'] ?? process.env.DATABASE_URL ?? '',
@@ -48,27 +86,35 @@ async function main(): Promise<void> {
   const database = await createDatabase(config.database, {
     onQuery: (query) => queries.push(query),
   })
-  const repository = new KyselyMemberRepository(database.db)
-  const runs = Number(values.runs)
   try {
-    for (const namePrefix of PREFIXES) {
-      const search: MemberSearch = { namePrefix, sort: [] }
-      queries.length = 0
-      const first = await repository.search(search, { page: 0, size: 20 })
-      const issued = [...queries]
-      const times: number[] = []
-      for (let run = 0; run < runs; run += 1) {
-        const started = performance.now()
-        await repository.search(search, { page: 0, size: 20 })
-        times.push(performance.now() - started)
-      }
-      times.sort((a, b) => a - b)
-      console.log(
-        `\n## name=${namePrefix}: ${first.total} matches; page of 20 in ` +
-          `p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms (${runs} runs)`,
-      )
-      for (const query of issued) {
-        console.log(`\n${query.sql}\n${await plan(database, query)}`)
+    await explainSearch(
+      database,
+      queries,
+      `narrow: ${SEARCH_PREFIX}`,
+      {
+        namePrefix: SEARCH_PREFIX,
+        sort: [],
+      },
+      0,
+    )
+    const prefix = values.prefix as string
+    const { total } = await repositoriesOf(database).members.search(
+      { namePrefix: prefix, sort: [] },
+      { page: 0, size: PAGE_SIZE },
+    )
+    for (const sort of Object.keys(SEARCH_SORTS) as SortName[]) {
+      for (const position of PAGE_POSITIONS) {
+        const page = pageAt(position, Math.ceil(total / PAGE_SIZE))
+        await explainSearch(
+          database,
+          queries,
+          `${prefix}, ${sort} / ${position}`,
+          {
+            namePrefix: prefix,
+            sort: ordersOf(sort),
+          },
+          page,
+        )
       }
     }
   } finally {

@@ -18,7 +18,14 @@ import { createDatabase } from '../src/infra/db/create-database.js'
 import { startIdentityProvider } from '../test/helpers/identity-provider.js'
 import { startOtlpReceiver } from '../test/helpers/otlp-receiver.js'
 import { startRedis } from '../test/helpers/redis.js'
-import { loadMembers, memberIdOf, SEARCH_COHORT, SEARCH_PREFIX } from './load-members.js'
+import { BROAD_PREFIXES, broadSearches, firstPagePath } from './broad-searches.js'
+import {
+  LOADING_TIMEOUT_MS,
+  loadMembers,
+  memberIdOf,
+  SEARCH_COHORT,
+  SEARCH_PREFIX,
+} from './load-members.js'
 import { cpuUs, median, type Running, rssMb, start, stopAll } from './processes.js'
 
 const { values: options } = parseArgs({
@@ -118,7 +125,7 @@ interface Dataset {
 
 /** A database with `members` generated members and one Todo; created once, reused after. */
 async function dataset(config: DatabaseConfig, members: number): Promise<Dataset> {
-  const database = await createDatabase(config)
+  const database = await createDatabase(config, { timeoutMs: LOADING_TIMEOUT_MS })
   try {
     await loadMembers(database, members, (line) => console.log(`   ${line.trim()}`))
     let todo = await database.db.selectFrom('todo').select('todo_id').executeTakeFirst()
@@ -314,6 +321,91 @@ async function featureScenarios(small: Dataset, off: Running): Promise<Scenario[
   ]
 }
 
+// ---------------------------------------------------------------- broad searches
+
+/** Each search is asked this many times per round, one at a time. */
+const SEARCH_REPEATS = 2
+
+/** The time of one GET, from sending it to the last byte of its answer. */
+async function timedGet(target: Running, path: string): Promise<number> {
+  const started = performance.now()
+  const response = await fetch(`${target.base}${path}`)
+  await response.arrayBuffer()
+  if (response.status !== 200) throw new Error(`${path}: ${response.status}`)
+  return performance.now() - started
+}
+
+/**
+ * The narrow search and the 90 broad ones (bench/broad-searches.ts), each asked alone,
+ * in milliseconds by class: `narrow` (SEARCH_PREFIX, 100 matches) and `sort / page`.
+ */
+async function searchTimes(target: Running): Promise<Map<string, number[]>> {
+  const pages = new Map<string, number>()
+  for (const prefix of BROAD_PREFIXES) {
+    const first = await fetch(`${target.base}${firstPagePath(prefix)}`)
+    pages.set(prefix, ((await first.json()) as { totalPages: number }).totalPages)
+  }
+  const times = new Map<string, number[]>()
+  const add = (key: string, ms: number) => times.set(key, [...(times.get(key) ?? []), ms])
+  for (let repeat = 0; repeat < SEARCH_REPEATS; repeat += 1) {
+    add('narrow', await timedGet(target, `/api/v1/members?name=${SEARCH_PREFIX}&size=20`))
+    for (const search of broadSearches((prefix) => pages.get(prefix) ?? 0)) {
+      add(`${search.sort} / ${search.position}`, await timedGet(target, search.path))
+    }
+  }
+  return times
+}
+
+interface SearchRow {
+  readonly database: string
+  readonly query: string
+  /** Median and slowest, at 10,000 members and at LARGE. */
+  readonly small: { p50: number; max: number }
+  readonly large: { p50: number; max: number }
+}
+
+function searchRows(
+  database: string,
+  small: Map<string, number[]>,
+  large: Map<string, number[]>,
+): SearchRow[] {
+  const figures = (values: readonly number[] = []) => ({
+    p50: median([...values]),
+    max: Math.max(...values),
+  })
+  return [...large.keys()].map((query) => ({
+    database,
+    query,
+    small: figures(small.get(query)),
+    large: figures(large.get(query)),
+  }))
+}
+
+function printSearchTable(rows: readonly SearchRow[]): string {
+  const ms = (value: number) => value.toFixed(1)
+  return [
+    `| Database | Search (sort / page) | 10,000 members p50 / max ms | ${LARGE.toLocaleString('en')} members p50 / max ms | Growth (p50) |`,
+    '|---|---|---|---|---|',
+    ...rows.map(
+      (row) =>
+        `| ${row.database} | ${row.query} | ${ms(row.small.p50)} / ${ms(row.small.max)} | ` +
+        `${ms(row.large.p50)} / ${ms(row.large.max)} | ${(row.large.p50 / row.small.p50).toFixed(1)}x |`,
+    ),
+  ].join('\n')
+}
+
+/** The searches alone, at both sizes, once every load is over. */
+async function measureSearches(
+  database: string,
+  small: Running,
+  large: Running | undefined,
+): Promise<SearchRow[]> {
+  if (!large) return []
+  console.log(`Searches alone, ${database}`)
+  const [smallTimes, largeTimes] = [await searchTimes(small), await searchTimes(large)]
+  return searchRows(database, smallTimes, largeTimes)
+}
+
 // ---------------------------------------------------------------- run
 
 interface Row {
@@ -432,16 +524,16 @@ async function main(): Promise<void> {
   mkdirSync(DATA_DIR, { recursive: true })
   console.log(`Preparing data in ${DATA_DIR} (reused by later runs)`)
   const sqliteSmall = await dataset(
-    { kind: 'sqlite', file: `${DATA_DIR}/members-v2-10k.sqlite` },
+    { kind: 'sqlite', file: `${DATA_DIR}/members-v3-10k.sqlite` },
     10_000,
   )
   const sqliteLarge = await dataset(
-    { kind: 'sqlite', file: `${DATA_DIR}/members-v2-${LARGE}.sqlite` },
+    { kind: 'sqlite', file: `${DATA_DIR}/members-v3-${LARGE}.sqlite` },
     LARGE,
   )
-  const pgSmall = PG_URL ? await dataset(await postgresSchema('bench_v2_10k'), 10_000) : undefined
+  const pgSmall = PG_URL ? await dataset(await postgresSchema('bench_v3_10k'), 10_000) : undefined
   const pgLarge = PG_URL
-    ? await dataset(await postgresSchema(`bench_v2_${LARGE}`), LARGE)
+    ? await dataset(await postgresSchema(`bench_v3_${LARGE}`), LARGE)
     : undefined
 
   console.log('Starting the targets')
@@ -484,9 +576,11 @@ async function main(): Promise<void> {
     }),
     ...(await featureScenarios(sqliteSmall, sqliteSmallService)),
   ]
+  let pgServices: { small: Running; large: Running } | undefined
   if (pgSmall && pgLarge && pgSmall.config.kind === 'postgres') {
     const pgSmallService = await service(pgSmall.config, ready(pgSmall))
     const pgLargeService = await service(pgLarge.config, ready(pgLarge))
+    pgServices = { small: pgSmallService, large: pgLargeService }
     const pgLookup = await start(
       'bench/references/pg-lookup.mjs',
       { DATABASE_URL: pgSmall.config.url },
@@ -522,6 +616,10 @@ async function main(): Promise<void> {
     const entry = samples.get(scenario)
     return rowsOf(scenario, entry?.references ?? [], entry?.ours ?? [])
   })
+  const searches = [
+    ...(await measureSearches('SQLite', sqliteSmallService, sqliteLargeService)),
+    ...(pgServices ? await measureSearches('PostgreSQL', pgServices.small, pgServices.large) : []),
+  ]
   stopAll()
   console.log('Cold start')
   rows.push(await coldStart(sqliteSmall))
@@ -531,10 +629,11 @@ async function main(): Promise<void> {
   console.log(
     `\n${table}\n\n${missed === 0 ? 'Every target met.' : `${missed} target(s) NOT met.`}`,
   )
+  console.log(`\nSearches, each asked alone:\n\n${printSearchTable(searches)}`)
   mkdirSync('test-output', { recursive: true })
   writeFileSync(
     'test-output/bench-results.json',
-    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rounds: ROUNDS, seconds: SECONDS, getConnections: GET_CONNECTIONS, rows }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rounds: ROUNDS, seconds: SECONDS, getConnections: GET_CONNECTIONS, rows, searches }, null, 2)}\n`,
   )
   console.log('Written to test-output/bench-results.json')
   process.exit(0)

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type {
   FastifyError,
@@ -26,7 +27,8 @@ import { ERROR_CATALOGUE, isErrorCode } from './errors/catalogue.js'
 import { ApiProblem, PROBLEMS, type Problem } from './errors/problems.js'
 import { existingLineOf } from './http/connection-lines.js'
 import { JSON_CONTENT_TYPE } from './http/media-types.js'
-import { type Locale, type MessageKey, message, resolveLocale } from './messages/index.js'
+import { refusedRequestLine } from './http/refused-request-line.js'
+import { type Locale, message, resolveLocale } from './messages/index.js'
 
 /** The domain errors the api layer answers; each carries a code of the error catalogue. */
 const DOMAIN_ERRORS: ReadonlyArray<abstract new (...args: never[]) => DomainError> = [
@@ -40,22 +42,19 @@ const DOMAIN_ERRORS: ReadonlyArray<abstract new (...args: never[]) => DomainErro
   IdempotencyKeyInFlightError,
 ]
 
-/** Fastify's own request errors, by their code. */
+/**
+ * Fastify's refusals of a request, by their code: each names its cause. Any other error
+ * (a Fastify code not listed, a library's error no stage mapped) is the service's own
+ * failure: 500 e.ex.fw.9001, its cause logged. No answer is chosen by a status alone.
+ */
 const FASTIFY_PROBLEMS: Readonly<Record<string, Problem>> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: PROBLEMS.unsupportedMediaType,
   FST_ERR_CTP_BODY_TOO_LARGE: PROBLEMS.bodyTooLarge,
   FST_ERR_CTP_EMPTY_JSON_BODY: PROBLEMS.malformedBody,
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: PROBLEMS.malformedBody,
   FST_ERR_CTP_INVALID_JSON_BODY: PROBLEMS.malformedBody,
-}
-
-/** Any other error Fastify raises, by its status; its other client errors concern the body. */
-function problemForStatus(status: number): Problem {
-  const byStatus = Object.values(PROBLEMS).find(
-    (problem) => problem.status === status && status !== 400,
-  )
-  if (byStatus) return byStatus
-  return status >= 400 && status < 500 ? PROBLEMS.malformedBody : PROBLEMS.systemError
+  // A path that cannot be decoded names no resource.
+  FST_ERR_BAD_URL: PROBLEMS.resourceNotFound,
 }
 
 interface Rendered {
@@ -125,10 +124,12 @@ export function toApiError(error: unknown, locale: Locale): Rendered {
   if (DOMAIN_ERRORS.some((type) => error instanceof type)) {
     return renderDomain(error as DomainError, locale)
   }
-  const fastifyError = error as Partial<FastifyError>
-  const known = fastifyError.code ? FASTIFY_PROBLEMS[fastifyError.code] : undefined
-  if (known) return render(new ApiProblem(known), locale)
-  return render(new ApiProblem(problemForStatus(Number(fastifyError.statusCode ?? 500))), locale)
+  const code = (error as Partial<FastifyError>).code
+  const known =
+    typeof code === 'string' && Object.hasOwn(FASTIFY_PROBLEMS, code)
+      ? FASTIFY_PROBLEMS[code]
+      : undefined
+  return render(new ApiProblem(known ?? PROBLEMS.systemError), locale)
 }
 
 function logFailure(request: FastifyRequest, error: unknown, status: number): void {
@@ -167,7 +168,7 @@ const asIs = (text: string) => text
  * (which failed, or never ran) is replaced: an error met while serializing an answer is
  * still an ApiError with the exact Content-Type.
  */
-function sendApiError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
+export function sendApiError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
   const { status, body, headers } = renderSafely(request, error)
   logFailure(request, error, status)
   for (const name of SUCCESS_HEADERS) reply.removeHeader(name)
@@ -180,47 +181,61 @@ function sendApiError(request: FastifyRequest, reply: FastifyReply, error: unkno
     .send(JSON.stringify(body))
 }
 
-/** Answers to requests Node could not parse, by its error code; anything else is 400. */
-const BROKEN_REQUESTS: Readonly<Record<string, BrokenRequestAnswer>> = {
-  HPE_HEADER_OVERFLOW: { ...PROBLEMS.headersTooLarge, reason: 'Request Header Fields Too Large' },
-  ERR_HTTP_REQUEST_TIMEOUT: { ...PROBLEMS.requestTimeout, reason: 'Request Timeout' },
-}
-const BAD_REQUEST: BrokenRequestAnswer = { ...PROBLEMS.malformedBody, reason: 'Bad Request' }
-
-interface BrokenRequestAnswer {
-  readonly status: number
-  readonly reason: string
-  readonly code: MessageKey
+/** Requests Node could not parse, by its error code; any other parser error is 400. */
+const BROKEN_REQUESTS: Readonly<Record<string, Problem>> = {
+  HPE_HEADER_OVERFLOW: PROBLEMS.headersTooLarge,
+  ERR_HTTP_REQUEST_TIMEOUT: PROBLEMS.requestTimeout,
 }
 
 /**
- * Written on the socket, still as an ApiError. As Node itself does, nothing is written
+ * The answer to bytes Node's parser refused: a request line with a method it does not
+ * know is answered as its route would answer it (404, or 405 with Allow); anything
+ * else by the parser's error code.
+ */
+function brokenRequestAnswer(app: FastifyInstance, error: Error & { code?: string }): Rendered {
+  const line = refusedRequestLine(error)
+  if (line) return toApiError(app.unmatchedRequestProblem(line.method, line.target), 'en')
+  const known =
+    error.code && Object.hasOwn(BROKEN_REQUESTS, error.code)
+      ? BROKEN_REQUESTS[error.code]
+      : undefined
+  return toApiError(new ApiProblem(known ?? PROBLEMS.malformedBody), 'en')
+}
+
+/**
+ * Written on the socket, still as an ApiError, and the connection closed: the parser
+ * cannot find where the next request starts. As Node itself does, nothing is written
  * once a response has started on the socket (a client still sending a body the route
  * never read), so no second answer corrupts it.
  */
-function writeBrokenRequestAnswer(error: Error & { code?: string }, socket: Socket): void {
+function writeBrokenRequestAnswer(answer: Rendered, socket: Socket): void {
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
   if (!socket.writable || inFlight?.headersSent) {
     socket.destroy()
     return
   }
-  const { status, reason, code } = (error.code && BROKEN_REQUESTS[error.code]) || BAD_REQUEST
-  const body = JSON.stringify({ code, message: message('en', code) })
+  const { status, headers } = answer
+  const body = JSON.stringify(answer.body)
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`)
   socket.end(
     // The request's own X-Track was never parsed: the answer carries a new one.
-    `HTTP/1.1 ${status} ${reason}\r\nX-Track: ${randomUUID()}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\n` +
-      `X-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      'Connection: close\r\n\r\n' +
-      body,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nX-Track: ${randomUUID()}\r\n` +
+      `Content-Type: ${JSON_CONTENT_TYPE}\r\nX-Content-Type-Options: nosniff\r\n${extra.join('')}` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   )
 }
 
 /**
- * Bytes HTTP parsing failed on (Node's clientError). They come after the requests
- * already received on the connection, so they are answered after those, in order.
+ * Bytes HTTP parsing failed on (Node's clientError; Fastify calls this with the server
+ * as `this`). They come after the requests already received on the connection, so they
+ * are answered after those, in order.
  */
-function answerBrokenRequest(error: Error & { code?: string }, socket: Socket): void {
-  const answer = () => writeBrokenRequestAnswer(error, socket)
+function answerBrokenRequest(
+  this: FastifyInstance,
+  error: Error & { code?: string },
+  socket: Socket,
+): void {
+  const answer = () => writeBrokenRequestAnswer(brokenRequestAnswer(this, error), socket)
   const line = existingLineOf(socket)
   if (line) line.endWith(answer)
   else answer()
@@ -233,12 +248,7 @@ export const errorHandlingOptions: Pick<
 > = {
   clientErrorHandler: answerBrokenRequest,
   frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
-    // A path that cannot even be decoded names no resource.
-    sendApiError(
-      request,
-      reply,
-      error.code === 'FST_ERR_BAD_URL' ? new ApiProblem(PROBLEMS.resourceNotFound) : error,
-    ),
+    sendApiError(request, reply, error),
 }
 
 export function handleErrors(app: FastifyInstance): void {

@@ -35,11 +35,14 @@ import { traceRequests } from './http/tracing.js'
  *                    and an unknown Expect are let in, to be answered below.
  *  2. target         http/request-target.ts: a path that is no UTF-8 text made routable.
  *  3. onRequest      http/conventions.ts: X-Track and X-Content-Type-Options on every
- *                    answer; http/request-head.ts: Host (400), Expect (417).
- *                    http/allowed-methods.ts: an empty id is 404; an unknown path 404 and
- *                    a known one with another method 405 (the not-found handler).
+ *                    answer; http/request-head.ts: Host (400), Expect (417), and
+ *                    Connection: close after HTTP/1.0 with Transfer-Encoding.
+ *                    http/allowed-methods.ts: an empty id is 404.
  *                    http/cors.ts: browser preflights, when CORS_ORIGINS is set.
  *                    http/draining.ts: while a stop drains, Connection: close.
+ *                    preParsing, http/allowed-methods.ts: a path no route serves is
+ *                    404, a known one with another method 405 with Allow, whatever the
+ *                    method token (request lines Node refuses: error-handler.ts).
  * In the JSON contexts (/api/v1, /health)
  *  4. onRequest      http/conventions.ts: the exact JSON Content-Type; no JSON in
  *                    Accept is 406. Member routes: Cache-Control: no-store.

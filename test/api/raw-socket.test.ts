@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { PARAMETER_TYPE_MISMATCH } from '../helpers/api-errors.js'
 import { DATABASES, type IsolatedDatabase, SQLITE_TARGET } from '../helpers/databases.js'
+import { causeViolations } from '../helpers/error-causes.js'
 import {
   type RawBytes,
   type RawExchange,
@@ -158,7 +159,14 @@ function expectApiError(
     body: { code, message: body.message ?? expect.any(String), ...target },
   })
   expectNosniff(answer, answer?.statusLine)
+  expect(
+    causeViolations(answer?.status ?? 0, json, NO_FEATURES),
+    describeExchange(exchange),
+  ).toEqual([])
 }
+
+/** The raw-socket suites run with authentication and rate limits off. */
+const NO_FEATURES = { authentication: false, rateLimit: false } as const
 
 /** A successful /api/v1 answer: status, exact JSON type (unless bodiless), X-Track, nosniff. */
 function expectSuccess(response: RawResponse | undefined, status: number, track?: string): void {
@@ -684,6 +692,57 @@ describe('request line and headers (SQLite)', () => {
       expect(exchanged.responses[0]?.json).toEqual({ ...PARAMETER_TYPE_MISMATCH, target })
     },
   )
+
+  it.each([
+    'evil.example/x?y=',
+    'user@evil.example',
+    'a b',
+    'evil.example:80:80',
+    'ex"ample',
+    'evil.example:8o',
+    '[::1',
+  ])('a POST with Host %j -> 400 e.ex.fw.7006 naming Host, nothing stored', async (host) => {
+    const title = uniqueTitle('bad-host')
+    const request = rawRequest('POST', TODOS, {
+      host,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ todoTitle: title }),
+    })
+    const exchanged = await exchange(suite, request, { responses: 1 })
+    expect(exchanged.responses[0]?.status, describeExchange(exchanged)).toBe(400)
+    expect(exchanged.responses[0]?.json).toEqual({ ...PARAMETER_TYPE_MISMATCH, target: 'Host' })
+    expect(await storedTitles(suite.database)).not.toContain(title)
+  })
+
+  it.each([
+    '127.0.0.1:8080',
+    'localhost',
+    '[::1]:8080',
+    'api.example.com',
+    'xn--r8jz45g.example',
+    'a%2Db',
+  ])('serves Host %j (RFC 3986 host and port)', async (host) => {
+    const exchanged = await exchange(suite, rawRequest('GET', TODOS, { host }), { responses: 1 })
+    expectSuccess(exchanged.responses[0], 200)
+  })
+
+  it('closes the connection after an HTTP/1.0 request framed with Transfer-Encoding (RFC 9112 §6.1), running nothing after it', async () => {
+    const title = uniqueTitle('http10-chunked')
+    const body = JSON.stringify({ todoTitle: title })
+    const chunked =
+      'POST /api/v1/todos HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n' +
+      'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n' +
+      `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`
+    const after = uniqueTitle('after-http10-chunked')
+    const exchanged = await exchange(suite, pipelined(chunked, postTodo(after)))
+    expect(exchanged.responses.length, describeExchange(exchanged)).toBe(1)
+    const [answer] = exchanged.responses
+    expect(answer?.status === 201 || answer?.status === 400, describeExchange(exchanged)).toBe(true)
+    expect(answer?.headers.connection).toBe('close')
+    expect(exchanged.closedByServer).toBe(true)
+    expect(await storedTitles(suite.database)).not.toContain(after)
+    await expectStillServing(suite)
+  })
 
   it('a request line with two spaces: read word by word (RFC 9112 §3 allows it) or refused with an ApiError', async () => {
     const exchanged = await exchange(suite, 'GET  /api/v1/todos HTTP/1.1\r\nHost: x\r\n\r\n', {

@@ -6,6 +6,7 @@ import type { DatabaseConfig } from '../../src/config.js'
 import { type Config, loadConfig } from '../../src/config.js'
 import { type ContractChecker, contractCheckerFor, contractError } from './contract.js'
 import type { DatabaseTarget, IsolatedDatabase } from './databases.js'
+import { causeViolations } from './error-causes.js'
 import { type HttpOptions, type HttpResponse, http } from './http.js'
 import { openLogSink } from './log-scan.js'
 
@@ -30,6 +31,10 @@ export async function startServer(
   const config: Config = {
     ...loadConfig({ LOG_LEVEL: 'info', ...settings }),
     database,
+  }
+  const features = {
+    authentication: config.auth !== undefined,
+    rateLimit: config.rateLimit !== undefined,
   }
   const logs: Record<string, unknown>[] = []
   // Every line also goes to the run's log directory, which global teardown scans.
@@ -57,6 +62,9 @@ export async function startServer(
     logs,
     request: async (method, path, options) => {
       const response = await http(baseUrl, method, path, options)
+      // Every answer, documented or not: its code names its cause.
+      const causes = causeViolations(response.status, response.body, features)
+      if (causes.length > 0) throw contractError(method, path, response, causes)
       if (options?.contract === false) return response
       contract ??= contractCheckerFor(app.swagger())
       const violations = (await contract).check(method, new URL(path, baseUrl).pathname, response)

@@ -19,8 +19,8 @@ type ErrorCode = Extract<MessageKey, `e.${string}`>
  * (messages/en.ts, ja.ts) are keyed by the same codes, so the three cannot disagree.
  * Some codes are also answered with a status of HTTP's own (OWN_STATUS_DESCRIPTIONS
  * below, named in problems.ts): `e.ex.fw.8002` with 412 when If-Match fails,
- * `e.ex.fw.7006` with 417 for an Expect the service does not meet and 431 for headers
- * too large, `e.ex.fw.7003` with 408 for a request not received in time.
+ * `e.ex.fw.7006` with 417 for an Expect the service does not meet, 431 for headers
+ * too large and 416 for a Range outside a static file, `e.ex.fw.7003` with 408 for a request not received in time.
  */
 export const ERROR_CATALOGUE = {
   'e.ex.fw.5001': { status: 404, description: 'The path names no resource.' },
@@ -140,6 +140,8 @@ const OWN_STATUS_DESCRIPTIONS: Readonly<Record<string, string>> = {
   '412 e.ex.fw.8002': 'If-Match names another version of the resource.',
   '417 e.ex.fw.7006': 'An Expect header other than 100-continue (target Expect).',
   '431 e.ex.fw.7006': 'The request line and headers are larger than the server reads.',
+  '416 e.ex.fw.7006':
+    'A Range no byte of the file satisfies (target Range; Content-Range gives its length).',
   '408 e.ex.fw.7003': 'The request was not received within HEADERS_TIMEOUT or REQUEST_TIMEOUT.',
 }
 
@@ -152,6 +154,14 @@ export const BEFORE_ROUTING_STATUSES: ReadonlySet<number> = new Set([408, 431])
 /** When this answer is given, for the OpenAPI document. */
 export function describeAnswer({ status, code }: ErrorAnswer): string {
   return OWN_STATUS_DESCRIPTIONS[`${status} ${code}`] ?? ERROR_CATALOGUE[code].description
+}
+
+/** Every status a code is answered with: the catalogue's, and any of HTTP's own. */
+export function statusesOf(code: ErrorCode): readonly number[] {
+  const own = Object.keys(OWN_STATUS_DESCRIPTIONS)
+    .filter((key) => key.endsWith(` ${code}`))
+    .map((key) => Number(key.split(' ', 1)[0]))
+  return [ERROR_CATALOGUE[code].status, ...own]
 }
 
 export function isErrorCode(code: string): code is ErrorCode {

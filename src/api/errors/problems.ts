@@ -20,6 +20,7 @@ export const PROBLEMS = {
   bodyTooLarge: answer('e.ex.fw.7007'),
   expectationFailed: answer('e.ex.fw.7006', 417),
   headersTooLarge: answer('e.ex.fw.7006', 431),
+  rangeNotSatisfiable: answer('e.ex.fw.7006', 416),
   requestTimeout: answer('e.ex.fw.7003', 408),
   preconditionFailed: answer('e.ex.fw.8002', 412),
   systemError: answer('e.ex.fw.9001'),

@@ -10,6 +10,12 @@ declare module 'fastify' {
     allowHeader(routeUrl: string): string
     /** Every route template the server serves, with its methods (for diagnostics and tests). */
     servedRoutes(): ReadonlyMap<string, ReadonlySet<string>>
+    /**
+     * The answer to a method and path no route serves: 405 with Allow on a known path,
+     * 404 on any other. Also for request lines Node's parser refuses (a method it does
+     * not know, such as `FOO` or `get`).
+     */
+    unmatchedRequestProblem(method: string, url: string): ApiProblem
   }
 }
 
@@ -47,19 +53,32 @@ export function answerUnmatchedRequests(app: FastifyInstance, maxParamLength: nu
   app.decorate('allowHeader', allowHeader)
   app.decorate('servedRoutes', () => methodsByUrl)
 
+  const unmatchedRequestProblem = (method: string, url: string): ApiProblem => {
+    const path = url.split('?', 1)[0] ?? '/'
+    const match = paths.find('GET', path) as { params: unknown; store?: { url: string } } | null
+    // A route that serves the method found nothing (a file the docs page does not have).
+    const served = match?.store && methodsByUrl.get(match.store.url)?.has(method)
+    if (!match?.store || served || hasEmptyParam(match.params)) {
+      return new ApiProblem(PROBLEMS.resourceNotFound)
+    }
+    return new ApiProblem(PROBLEMS.methodNotAllowed, {
+      headers: { allow: allowHeader(match.store.url) },
+    })
+  }
+  app.decorate('unmatchedRequestProblem', unmatchedRequestProblem)
+
   app.addHook('onRequest', (request, _reply, done) => {
     done(hasEmptyParam(request.params) ? new ApiProblem(PROBLEMS.resourceNotFound) : undefined)
   })
+  // Answered once every onRequest hook has run (CORS headers, draining's Connection:
+  // close), before Fastify looks at the body or at QUERY's required Content-Type: no
+  // part of the body counts before the route is known (decisions §2).
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    done(request.is404 ? unmatchedRequestProblem(request.method, request.url) : null, payload)
+  })
 
+  // A route that found nothing to serve (a file the docs page does not have) ends here.
   app.setNotFoundHandler((request) => {
-    const path = request.url.split('?', 1)[0] ?? '/'
-    const match = paths.find('GET', path) as { params: unknown; store?: { url: string } } | null
-    // A route that serves the method found nothing (a file the docs page does not have).
-    const served = match?.store && methodsByUrl.get(match.store.url)?.has(request.method)
-    if (!match?.store || served || hasEmptyParam(match.params))
-      throw new ApiProblem(PROBLEMS.resourceNotFound)
-    throw new ApiProblem(PROBLEMS.methodNotAllowed, {
-      headers: { allow: allowHeader(match.store.url) },
-    })
+    throw unmatchedRequestProblem(request.method, request.url)
   })
 }

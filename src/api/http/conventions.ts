@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { ApiProblem, PROBLEMS } from '../errors/problems.js'
 import { acceptsJson, JSON_CONTENT_TYPE } from './media-types.js'
 import { acceptJsonBodies, ignoreBodies } from './request-body.js'
-import { checkRequestHead } from './request-head.js'
+import { checkRequestHead, mustCloseAfterAnswer } from './request-head.js'
 
 const TRACK_ID = /^[A-Za-z0-9._-]{1,64}$/
 
@@ -16,14 +16,17 @@ export function trackIdOf(request: IncomingMessage): string {
 
 /**
  * What every response shares, whatever serves it: the X-Track header, and no content
- * sniffing by browsers; Cache-Control: no-store where the route says so. Then the request head's own checks (Host, Expect). The body of
- * a request no route matches is never read, so its 404/405 comes first (decisions §2).
+ * sniffing by browsers; Cache-Control: no-store where the route says so; Connection:
+ * close after faulty framing. Then the request head's own checks (Host, Expect). The
+ * body of a request no route matches is never read, so its 404/405 comes first
+ * (decisions §2).
  */
 export function applyRootConventions(app: FastifyInstance): void {
   ignoreBodies(app)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-track', request.id).header('x-content-type-options', 'nosniff')
     if (request.routeOptions.config.noStore === true) reply.header('cache-control', 'no-store')
+    if (mustCloseAfterAnswer(request)) reply.header('connection', 'close')
     done(checkRequestHead(request))
   })
 }

@@ -4,6 +4,14 @@ import { ApiProblem, PROBLEMS } from '../errors/problems.js'
 /** The one expectation HTTP defines; Node has already answered it with 100 Continue. */
 const CONTINUE = /^100-continue$/i
 
+/**
+ * Host = uri-host [ ":" port ] (RFC 9112 §3.2, RFC 3986 §3.2.2): an IP literal in
+ * brackets, or a name of unreserved, percent-encoded and sub-delimiter characters; no
+ * path, query, user info, space or second colon.
+ */
+const HOST =
+  /^(?:\[[0-9A-Fa-f:.]+\]|\[v[0-9A-Fa-f]+\.[\w.~!$&'()*+,;=:-]+\]|(?:[\w.~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*)(?::[0-9]*)?$/
+
 /** How many Host lines the head has (Node keeps only the first in `headers`). */
 function hostLines(rawHeaders: readonly string[]): number {
   let count = 0
@@ -15,7 +23,7 @@ function hostLines(rawHeaders: readonly string[]): number {
 
 /**
  * What the request head must carry before anything else is looked at: HTTP/1.1 requires
- * exactly one Host (RFC 9112 §3.2), and an Expect this server cannot meet is 417 (RFC
+ * exactly one Host (RFC 9112 §3.2), a valid one in any version, and an Expect this server cannot meet is 417 (RFC
  * 9110 §10.1.1). Node would refuse a missing Host and the Expect itself, with an empty
  * body, and take the first of two Hosts; here each is an ApiError.
  */
@@ -23,7 +31,8 @@ export function checkRequestHead(request: FastifyRequest): ApiProblem | undefine
   const { raw } = request
   const hosts = hostLines(raw.rawHeaders)
   const needsHost = raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1
-  if (hosts > 1 || (needsHost && (hosts === 0 || !raw.headers.host))) {
+  const host = raw.headers.host
+  if (hosts > 1 || (needsHost && !host) || (host !== undefined && !HOST.test(host))) {
     return new ApiProblem(PROBLEMS.parameterTypeMismatch, { target: 'Host' })
   }
   const expect = raw.headers.expect
@@ -31,4 +40,18 @@ export function checkRequestHead(request: FastifyRequest): ApiProblem | undefine
     return new ApiProblem(PROBLEMS.expectationFailed, { target: 'Expect' })
   }
   return undefined
+}
+
+/**
+ * Transfer-Encoding in an HTTP/1.0 request is faulty framing (RFC 9112 §6.1): the body
+ * is read as chunked, but the connection closes after the answer, so that nothing a
+ * 1.0 intermediary may have framed otherwise is read as a next request.
+ */
+export function mustCloseAfterAnswer(request: FastifyRequest): boolean {
+  const { raw } = request
+  return (
+    raw.httpVersionMajor === 1 &&
+    raw.httpVersionMinor === 0 &&
+    raw.headers['transfer-encoding'] !== undefined
+  )
 }

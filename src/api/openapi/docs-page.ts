@@ -3,6 +3,7 @@ import module from 'node:module'
 import { dirname, join } from 'node:path'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
+import { answerStaticFileRefusals } from '../http/static-files.js'
 
 export const DOCS_PATH = '/api/docs'
 
@@ -41,12 +42,16 @@ function swaggerUiFiles(): string {
 /** Swagger UI on the OpenAPI document, at /api/docs. */
 export async function serveDocsPage(app: FastifyInstance): Promise<void> {
   const files = swaggerUiFiles()
-  await app.register(swaggerUi, {
-    routePrefix: DOCS_PATH,
-    baseDir: files,
-    logo: { type: 'image/svg+xml', content: await readFile(join(files, 'logo.svg')) },
-    staticCSP: DOCS_CSP,
-    uiConfig: { docExpansion: 'list', tryItOutEnabled: true, displayRequestDuration: true },
-    logLevel: 'warn',
+  const logo = await readFile(join(files, 'logo.svg'))
+  await app.register(async (docs) => {
+    answerStaticFileRefusals(docs)
+    await docs.register(swaggerUi, {
+      routePrefix: DOCS_PATH,
+      baseDir: files,
+      logo: { type: 'image/svg+xml', content: logo },
+      staticCSP: DOCS_CSP,
+      uiConfig: { docExpansion: 'list', tryItOutEnabled: true, displayRequestDuration: true },
+      logLevel: 'warn',
+    })
   })
 }

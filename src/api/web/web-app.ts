@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance } from 'fastify'
+import { answerStaticFileRefusals } from '../http/static-files.js'
 
 /**
  * The web app's page loads only its own files (no CDN, no inline script or style) and
@@ -37,6 +38,7 @@ export async function serveWebApp(app: FastifyInstance, root: string): Promise<v
   }
   const assets = join(root, 'assets')
   await app.register(async (web) => {
+    answerStaticFileRefusals(web)
     await web.register(fastifyStatic, {
       root,
       prefix: '/',

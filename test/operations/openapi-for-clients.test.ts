@@ -341,6 +341,107 @@ describe('OpenAPI document for client generators on sqlite', () => {
       'an unknown field': { todoTitle: 'Buy milk', priority: 1 },
     }
 
+    /** A property's schema without its `null` branch, its `$ref` resolved. */
+    const valueSchema = (schema: Schema): Schema => {
+      const branch = [...(schema.oneOf ?? []), ...(schema.anyOf ?? [])].find(
+        (candidate) => resolved(document, candidate).type !== 'null',
+      )
+      return resolved(document, branch ?? schema)
+    }
+
+    /** Every text field below a schema, as paths: `firstName`, `credential.password`. */
+    const textFields = (schema: Schema, prefix = ''): string[] =>
+      Object.entries(valueSchema(schema).properties ?? {}).flatMap(([name, child]) => {
+        const path = prefix === '' ? name : `${prefix}.${name}`
+        const value = valueSchema(child)
+        if (value.properties) return textFields(value, path)
+        const types = [value.type].flat()
+        return types.includes('string') || value.oneOf ? [path] : []
+      })
+
+    const withField = (body: Record<string, unknown>, path: string, value: unknown) => {
+      const [head = '', ...rest] = path.split('.')
+      const copy: Record<string, unknown> = structuredClone(body)
+      if (rest.length === 0) copy[head] = value
+      else
+        copy[head] = withField((copy[head] ?? {}) as Record<string, unknown>, rest.join('.'), value)
+      return copy
+    }
+
+    it.each([
+      ['POST', '/api/v1/members', 'MemberCreate', VALID_MEMBER],
+      ['POST', '/api/v1/todos', 'TodoCreate', { todoTitle: 'Buy milk' }],
+    ] as const)(
+      '%s %s: a U+0000 in any text field, refused by both',
+      async (method, path, component, valid) => {
+        const schema = document.components.schemas[component] as Schema
+        const validate = schemaValidator(document)(schema)
+        const fields = textFields(schema)
+        expect(fields.length).toBeGreaterThan(2)
+        const disagreements: string[] = []
+        for (const field of fields) {
+          const body = unique(withField(valid, field, 'a\u0000b'))
+          const response = await suite.server.request(method, path, { body })
+          const accepted = response.status === 201
+          if (accepted !== validate(body)) {
+            disagreements.push(`${field}: document ${validate(body)}, server ${response.status}`)
+          }
+        }
+        expect(disagreements).toEqual([])
+      },
+    )
+
+    /** Raw query values per parameter; each is sent alone beside a valid name. */
+    const QUERY_VALUES: Record<string, readonly string[]> = {
+      name: ['A', '', 'a\u0000b', 'x'.repeat(200)],
+      page: [
+        '0',
+        '7',
+        '-1',
+        '1.5',
+        'abc',
+        '9007199254740991',
+        '9007199254740992',
+        '99999999999999999999',
+      ],
+      size: ['1', '100', '0', '101', '-5'],
+      sort: ['firstName', 'lastName,desc', 'createdAt,asc', 'nickname', 'firstName,sideways'],
+      unpaged: ['true', 'false', 'yes'],
+    }
+
+    /** A query value as the document's parameter schema types it. */
+    const typed = (schema: Schema, raw: string): unknown => {
+      const type = schema.type
+      if (type === 'integer' || type === 'number')
+        return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw
+      if (type === 'boolean') return raw === 'true' ? true : raw === 'false' ? false : raw
+      if (type === 'array') return [raw]
+      return raw
+    }
+
+    it('GET /api/v1/members: every query parameter, valid and not, judged alike', async () => {
+      const parameters = (operation(document, 'get', '/api/v1/members').parameters ?? []).filter(
+        (parameter) => parameter.in === 'query',
+      )
+      expect(parameters.map(({ name }) => name).sort()).toEqual(Object.keys(QUERY_VALUES).sort())
+      const disagreements: string[] = []
+      for (const parameter of parameters) {
+        const schema = resolved(document, parameter.schema)
+        const validate = schemaValidator(document)(schema)
+        for (const raw of QUERY_VALUES[parameter.name] ?? []) {
+          const query = new URLSearchParams({ name: 'A', [parameter.name]: raw })
+          const response = await suite.server.request('GET', `/api/v1/members?${query}`)
+          const documentSays = validate(typed(schema, raw))
+          if (documentSays !== (response.status === 200)) {
+            disagreements.push(
+              `${parameter.name}=${JSON.stringify(raw)}: document ${documentSays}, server ${response.status}`,
+            )
+          }
+        }
+      }
+      expect(disagreements).toEqual([])
+    })
+
     it.each(Object.keys(TODO_BODIES))('POST /api/v1/todos with %s', async (name) => {
       const body = TODO_BODIES[name] as Record<string, unknown>
       const validate = schemaValidator(document)(document.components.schemas.TodoCreate as Schema)

@@ -3,6 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
+import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript'
 import { describe, expect, it } from 'vitest'
 import { DOCUMENT_FILE, generateClientFiles, SCHEMA_FILE } from '../../scripts/generate-client.js'
 import { CLIENT_SESSION, sessionRun } from '../helpers/client-session.js'
@@ -18,6 +19,40 @@ import { serverPerSuite } from '../helpers/server.js'
 const SLOW = { timeout: 120_000 }
 const ROOT = resolve(import.meta.dirname, '../..')
 const CLIENT_DIR = join(ROOT, 'clients/typescript')
+/** Code a user writes against the stock types: the fields they have, none they do not. */
+const NATURAL_SESSION = `import type { components } from './stock-schema.js'
+
+type TodoCreate = components['schemas']['TodoCreate']
+type MemberCreate = components['schemas']['MemberCreate']
+type MemberUpdate = components['schemas']['MemberUpdate']
+
+const firstName = 'Taro'
+const lastName = 'Yamada'
+const genderCode = '1'
+const dateOfBirth = '1990-04-01'
+const emailAddress = 'taro@example.org'
+const telephoneNumber = '090-1234-5678'
+const password = 'correct-horse'
+
+export const todo: TodoCreate = { todoTitle: 'x' }
+export const member: MemberCreate = {
+  firstName,
+  lastName,
+  genderCode,
+  dateOfBirth,
+  emailAddress,
+  telephoneNumber,
+  credential: { signId: '', password },
+}
+export const update: MemberUpdate = {
+  memberId: 'qhsGy4neFe',
+  firstName,
+  lastName,
+  genderCode,
+  dateOfBirth,
+  emailAddress,
+}
+`
 const REGENERATE = 'the typed client is stale: run `npm run client:generate` and commit the result'
 
 describe('The generated client files', () => {
@@ -62,6 +97,22 @@ describe('The client compiled on its own', () => {
     const errors = output.split('\n').filter((line) => /error TS\d+/.test(line))
     expect(errors).toEqual([expect.stringMatching(/^examples\/misuse\.ts\(2,.*error TS2345/)])
   })
+
+  it(
+    "types generated with openapi-typescript's default options take natural code",
+    SLOW,
+    async () => {
+      // What `npx openapi-typescript URL` gives a user: no option of ours.
+      const document = JSON.parse(readFileSync(join(ROOT, DOCUMENT_FILE), 'utf8')) as OpenAPI3
+      const stock = astToString(await openapiTS(document, { silent: true }))
+      const { ok, output } = await compileCopy({
+        'examples/stock-schema.ts': stock,
+        'examples/natural-session.ts': NATURAL_SESSION,
+      })
+      expect(output.split('\n').filter((line) => /error TS\d+/.test(line))).toEqual([])
+      expect(ok).toBe(true)
+    },
+  )
 })
 
 describe('A session through the typed client alone', () => {

@@ -252,21 +252,14 @@ export interface components {
          *     }
          */
         TodoCreate: {
-            /**
-             * @description Ignored; the service assigns the id.
-             * @default null
-             */
+            /** @description Ignored; the service assigns the id. */
             todoId?: string | null;
             todoTitle: string;
-            /**
-             * @description Ignored; a new Todo is always unfinished.
-             * @default null
-             */
+            /** @description Ignored; a new Todo is always unfinished. */
             finished?: boolean | null;
             /**
              * Format: date-time
              * @description Ignored; the service stamps it.
-             * @default null
              */
             createdAt?: string | null;
         };
@@ -332,11 +325,8 @@ export interface components {
             dateOfBirth: string;
             /** Format: email */
             emailAddress: string;
-            /** @default null */
             telephoneNumber?: string | null;
-            /** @default null */
             zipCode?: string | null;
-            /** @default null */
             address?: string | null;
             credential: components["schemas"]["CredentialCreate"];
             /** @description Set by the service: send null or omit it. */
@@ -373,11 +363,8 @@ export interface components {
             dateOfBirth: string;
             /** Format: email */
             emailAddress: string;
-            /** @default null */
             telephoneNumber?: string | null;
-            /** @default null */
             zipCode?: string | null;
-            /** @default null */
             address?: string | null;
             /** @description Set by the service: send null or omit it. */
             credential?: null;
@@ -430,10 +417,7 @@ export interface components {
         };
         /** CredentialCreate */
         CredentialCreate: {
-            /**
-             * @description Null or empty: the e-mail address in lower case.
-             * @default null
-             */
+            /** @description Null or empty: the e-mail address in lower case. */
             signId?: string | null;
             /** @description Stored only as a hash. */
             password: string;

@@ -133,7 +133,13 @@ export const MemberPath = Type.Object({ memberId: Type.String() }, { additionalP
 
 export const MemberSearchQuery = Type.Object({
   name: text({ notEmpty: true, description: 'Prefix of the first or last name (case-sensitive).' }),
-  page: Type.Integer({ minimum: 0, default: 0, description: 'Zero-based page index.' }),
+  page: Type.Integer({
+    minimum: 0,
+    // Larger values cannot be converted (decisions §2); stated so that no client sends one.
+    maximum: Number.MAX_SAFE_INTEGER,
+    default: 0,
+    description: 'Zero-based page index.',
+  }),
   size: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   sort: sortParameter(SORTABLE_PROPERTIES),
   unpaged: Type.Boolean({

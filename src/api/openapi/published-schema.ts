@@ -13,6 +13,9 @@ import { KEYWORD } from '../validation/keywords.js'
 
 type Schema = Record<string, unknown>
 
+/** Any text without U+0000 (a JSON Schema pattern is ECMA-262, matched anywhere: anchored). */
+const NO_NUL = '^[^\\u0000]*$'
+
 const DATA_KEYWORDS = new Set(['examples', 'x-examples', 'enum', 'const', 'default'])
 
 const isObject = (value: unknown): value is Schema =>
@@ -72,8 +75,13 @@ function standardKeywords(schema: Schema): Schema {
     standard.enum = [...(CODE_LISTS[codeList] ?? [])]
   }
   if (past === true) standard.description = appendSentence(standard.description, 'In the past.')
+  // Absent and null are alike to the service; a default of null would make generators
+  // (openapi-typescript's defaults) require the field of every caller.
+  if (standard.default === null) delete standard.default
   // Only the contract's own text fields (not the standard schemas published here) admit "".
   const isContractText = KEYWORD.wellFormed in schema
+  // Text holds any character but U+0000, which PostgreSQL cannot store (decisions §1).
+  if (isContractText) standard.pattern = NO_NUL
   if (isContractText && standard.format === 'email' && notEmpty !== true) {
     return emailOrEmpty(standard)
   }

@@ -13,6 +13,17 @@ const CONCURRENT = { timeout: 60_000 }
 const PARALLEL_CREATES = 20
 const PARALLEL_UPDATES = 50
 const RUN = randomBytes(3).toString('hex')
+/** Members created at once while another client reads their search page (decisions §9). */
+const SNAPSHOT_WRITERS = 6
+const SNAPSHOT_CREATES_EACH = 8
+const SNAPSHOT_PAGE_SIZE = 100
+
+interface SearchPage {
+  content: unknown[]
+  numberOfElements: number
+  totalElements: number
+  totalPages: number
+}
 
 const SIGN_ID_IN_USE = (signId: string) => ({
   code: 'e.ex.mm.8001',
@@ -123,5 +134,46 @@ for (const target of DATABASES) {
         },
       )
     }
+
+    it(
+      'answers every search page from one snapshot while members are created: a page never holds more than totalElements',
+      CONCURRENT,
+      async () => {
+        const firstName = `Snap${RUN}`
+        let writing = true
+        const writers = Array.from({ length: SNAPSHOT_WRITERS }, async (_, writer) => {
+          for (let index = 0; index < SNAPSHOT_CREATES_EACH; index += 1) {
+            const created = await call('POST', '/members', {
+              body: memberBody(firstName, `snap${writer}.${index}.${RUN}@example.com`),
+            })
+            expect(created.status).toBe(201)
+          }
+        })
+        const pages: SearchPage[] = []
+        const searcher = (async () => {
+          while (writing || pages.length < 3) {
+            const page = await call('GET', `/members?name=${firstName}&size=${SNAPSHOT_PAGE_SIZE}`)
+            expect(page.status).toBe(200)
+            pages.push(page.body as SearchPage)
+          }
+        })()
+        await Promise.all(writers).finally(() => {
+          writing = false
+        })
+        await searcher
+        const inconsistent = pages.filter(
+          (page) =>
+            page.numberOfElements !== page.content.length ||
+            page.content.length !== Math.min(SNAPSHOT_PAGE_SIZE, page.totalElements) ||
+            page.totalPages !== Math.ceil(page.totalElements / SNAPSHOT_PAGE_SIZE),
+        )
+        expect(inconsistent.map(({ content, ...counts }) => counts)).toEqual([])
+        // The last page read may have started before the last create: one more, after all.
+        const after = await call('GET', `/members?name=${firstName}&size=${SNAPSHOT_PAGE_SIZE}`)
+        expect((after.body as SearchPage).totalElements).toBe(
+          SNAPSHOT_WRITERS * SNAPSHOT_CREATES_EACH,
+        )
+      },
+    )
   })
 }

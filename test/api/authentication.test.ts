@@ -8,6 +8,8 @@ import { startServer, type TestServer } from '../helpers/server.js'
 
 const JSON_TYPE = 'application/json;charset=UTF-8'
 const COOLDOWN_MS = 1000
+/** The refusal's words for a token of another issuer, audience or time, or without expiry. */
+const NOT_FOR_US = 'The token is not for this issuer, audience or time, or has no expiry'
 
 const authSettings = (provider: IdentityProvider) => ({
   AUTH_JWKS_URL: provider.jwksUrl,
@@ -118,6 +120,14 @@ describe('authentication with bearer tokens from an OpenID Connect provider', ()
     expect((await call('POST', '/todos', membersWriter, { todoTitle: 'x' })).status).toBe(403)
   })
 
+  it('refuses a token that never expires (no exp claim), however valid otherwise', async () => {
+    const forever = await suite.provider.token('todos:read', { expiresIn: null })
+    expect(
+      JSON.parse(Buffer.from(forever.split('.')[1] ?? '', 'base64url').toString()),
+    ).not.toHaveProperty('exp')
+    expectRefused(await call('GET', '/todos', forever), invalid(NOT_FOR_US))
+  })
+
   it('refuses expired tokens past a 30 s clock allowance, and those of another issuer or audience', async () => {
     const now = Math.floor(Date.now() / 1000)
     expectRefused(
@@ -140,17 +150,11 @@ describe('authentication with bearer tokens from an OpenID Connect provider', ()
     const otherIssuer = await suite.provider.token('todos:read', {
       claims: { iss: 'https://evil.example/' },
     })
-    expectRefused(
-      await call('GET', '/todos', otherIssuer),
-      invalid('The token is not for this issuer, audience or time'),
-    )
+    expectRefused(await call('GET', '/todos', otherIssuer), invalid(NOT_FOR_US))
     const otherAudience = await suite.provider.token('todos:read', {
       claims: { aud: 'another-api' },
     })
-    expectRefused(
-      await call('GET', '/todos', otherAudience),
-      invalid('The token is not for this issuer, audience or time'),
-    )
+    expectRefused(await call('GET', '/todos', otherAudience), invalid(NOT_FOR_US))
   })
 
   it('refuses forged tokens: another key, alg none, HMAC keyed with the public key, garbage', async () => {

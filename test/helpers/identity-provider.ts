@@ -39,7 +39,8 @@ export interface IdentityProvider {
 export interface TokenOptions {
   readonly claims?: Record<string, unknown>
   readonly kid?: string
-  readonly expiresIn?: string | number
+  /** When the token expires; null: it has no `exp` claim at all. */
+  readonly expiresIn?: string | number | null
 }
 
 interface SigningKey {
@@ -99,12 +100,18 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
     sub: 'user-1',
     ...extra,
   })
-  const signed = (signingKey: CryptoKey, kid: string, scope: string, options: TokenOptions = {}) =>
-    new SignJWT({ iss: issuer, aud: audience, ...claimsFor(scope, options.claims) })
+  const signed = (
+    signingKey: CryptoKey,
+    kid: string,
+    scope: string,
+    options: TokenOptions = {},
+  ) => {
+    const jwt = new SignJWT({ iss: issuer, aud: audience, ...claimsFor(scope, options.claims) })
       .setProtectedHeader({ alg: 'RS256', kid: options.kid ?? kid, typ: 'JWT' })
       .setIssuedAt()
-      .setExpirationTime(options.expiresIn ?? '5m')
-      .sign(signingKey)
+    if (options.expiresIn !== null) jwt.setExpirationTime(options.expiresIn ?? '5m')
+    return jwt.sign(signingKey)
+  }
   return {
     jwksUrl: `${origin}/jwks.json`,
     issuer,

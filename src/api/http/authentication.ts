@@ -71,7 +71,8 @@ const REALM = 'api'
  */
 const INVALID_TOKEN_REASONS: Readonly<Record<string, string>> = {
   ERR_JWT_EXPIRED: 'The token has expired',
-  ERR_JWT_CLAIM_VALIDATION_FAILED: 'The token is not for this issuer, audience or time',
+  ERR_JWT_CLAIM_VALIDATION_FAILED:
+    'The token is not for this issuer, audience or time, or has no expiry',
   ERR_JWS_SIGNATURE_VERIFICATION_FAILED: 'The signature does not verify',
   ERR_JOSE_ALG_NOT_ALLOWED: 'The signing algorithm is not accepted',
   ERR_JWKS_NO_MATCHING_KEY: 'No key of the provider matches the token',
@@ -154,6 +155,9 @@ export async function requireBearerTokens(
         audience: auth.audience,
         algorithms: ALGORITHMS,
         clockTolerance: CLOCK_TOLERANCE_S,
+        // A token that never expires is refused (OWASP's JWT guidance): a leaked one
+        // would stay good for ever.
+        requiredClaims: ['exp'],
       })
       granted = scopesOf(payload.scope)
       subject = payload.sub

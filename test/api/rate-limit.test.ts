@@ -62,6 +62,17 @@ describe('rate limit (RATE_LIMIT) in one instance', () => {
     await database?.drop()
   })
 
+  it('does not count what is refused before any work: an unknown path, a method, an Accept without JSON', async () => {
+    const refused = [
+      await limited.request('GET', '/api/v1/nothing-here'),
+      await limited.request('PATCH', '/api/v1/todos', { contract: false }),
+      await limited.request('GET', '/api/v1/todos', { headers: { accept: 'application/xml' } }),
+    ]
+    expect(refused.map(({ status }) => status)).toEqual([404, 405, 406])
+    for (const response of refused) expect(response.headers['ratelimit-limit']).toBeUndefined()
+    // The next test's first request still finds the whole budget.
+  })
+
   it('counts each client address, tells the state on every answer, and answers 429 past the limit', async () => {
     const first = await listTodos(limited)
     expect(first.status).toBe(200)

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import { buildApp } from './app.js'
 import { type Config, ConfigError, describeSettings, loadConfig } from './config.js'
+import { describeStartFailure } from './start-failure.js'
 
 if (process.argv.includes('--help')) {
   console.log(
@@ -18,10 +19,14 @@ try {
   process.exit(1)
 }
 
-const app = await buildApp(config).catch((error: unknown) => {
-  console.error('Could not start:', error)
+/** One line naming the setting, the cause and the fix; the whole error at LOG_LEVEL=debug. */
+function failedToStart(error: unknown): never {
+  console.error(describeStartFailure(error, config))
+  if (config.logLevel === 'debug' || config.logLevel === 'trace') console.error(error)
   process.exit(1)
-})
+}
+
+const app = await buildApp(config).catch(failedToStart)
 
 /** pino writes asynchronously: flush what is buffered before the process ends. */
 function exit(code: number): void {
@@ -83,4 +88,4 @@ function stop(signal: NodeJS.Signals): void {
 process.once('SIGTERM', stop)
 process.once('SIGINT', stop)
 
-await app.listen({ host: config.host, port: config.port })
+await app.listen({ host: config.host, port: config.port }).catch(failedToStart)

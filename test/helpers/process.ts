@@ -12,7 +12,7 @@ import { type LogSink, openLogSink } from './log-scan.js'
  * under test: signals, exit codes, several instances on one database.
  */
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const LISTENING = /^Server listening at (http:\/\/127\.0\.0\.1:(\d+))$/
 
 export interface ProcessExit {
@@ -48,7 +48,7 @@ export function databaseSettingsOf(config: DatabaseConfig): Record<string, strin
 const running = new Set<ChildProcess>()
 
 /** The environment without any of the service's settings a developer may have exported. */
-function cleanEnvironment(): NodeJS.ProcessEnv {
+export function cleanEnvironment(): NodeJS.ProcessEnv {
   const env = { ...process.env }
   for (const setting of Object.values(SETTINGS)) delete env[setting.name]
   return env

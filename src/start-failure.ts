@@ -1,0 +1,78 @@
+import type { Config } from './config.js'
+
+/** What a failure carries that says why: Node's system errors, PostgreSQL's errors. */
+interface Cause {
+  readonly message: string
+  readonly code?: unknown
+  readonly syscall?: unknown
+  readonly address?: unknown
+  readonly port?: unknown
+}
+
+/** The innermost error of a chain of `cause`s: the one that names what went wrong. */
+function rootCause(error: unknown): Cause {
+  let current = error
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause
+  return current instanceof Error ? current : { message: String(current) }
+}
+
+/** The database setting in words, the password of a URL left out. */
+function databaseSetting(config: Config): string {
+  const { database } = config
+  if (database.kind === 'sqlite') return `DATABASE_URL (SQLite file ${database.file})`
+  const url = new URL(database.url)
+  url.password = ''
+  return `DATABASE_URL (${url.toString()})`
+}
+
+/** What to do about a cause, by its code: PostgreSQL's SQLSTATE or Node's errno code. */
+function fixFor(cause: Cause, config: Config): string {
+  const code = String(cause.code ?? '')
+  if (/unsupported startup parameter/i.test(cause.message)) {
+    return 'a pooler in transaction mode (PgBouncer) refuses session settings at connect: set DB_POOLER=transaction.'
+  }
+  switch (code) {
+    case 'ECONNREFUSED':
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+      return 'start PostgreSQL there, or correct the host and port of DATABASE_URL.'
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'correct the host name of DATABASE_URL.'
+    case '28P01':
+    case '28000':
+      return "correct the user or password of DATABASE_URL, or the server's pg_hba.conf."
+    case '3D000':
+      return 'create the database (createdb), or correct its name in DATABASE_URL.'
+    case 'EADDRINUSE':
+      return `another process listens on ${config.host}:${config.port}: stop it, or set PORT.`
+    case 'EACCES':
+    case 'EPERM':
+      return config.database.kind === 'sqlite' && cause.syscall !== 'listen'
+        ? 'give the service write access to that folder, or set DATABASE_URL=sqlite:PATH elsewhere.'
+        : `the service may not listen on ${config.host}:${config.port}: set PORT above 1023.`
+    case 'EEXIST':
+    case 'ENOTDIR':
+    case 'ENOENT':
+      return 'a file stands where the SQLite folder must be: set DATABASE_URL=sqlite:PATH to a folder the service can create.'
+    default:
+      return 'see the cause above; docs/configuration.md lists every setting.'
+  }
+}
+
+/** The setting a failure concerns: the listening address, or the database. */
+function settingOf(cause: Cause, config: Config): string {
+  if (cause.syscall === 'listen') return `HOST/PORT (${config.host}:${config.port})`
+  return databaseSetting(config)
+}
+
+/**
+ * One line for an operator whose service did not start: the setting concerned, the
+ * cause in the words of the system that refused, and what to do. The whole error, with
+ * its stack (mapped to the TypeScript sources), follows only at LOG_LEVEL=debug.
+ */
+export function describeStartFailure(error: unknown, config: Config): string {
+  const cause = rootCause(error)
+  const code = cause.code === undefined ? '' : ` [${String(cause.code)}]`
+  return `Could not start: ${settingOf(cause, config)}: ${cause.message}${code}. Fix: ${fixFor(cause, config)}`
+}

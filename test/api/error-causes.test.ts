@@ -47,6 +47,10 @@ describe('the cause each refusal names (SQLite)', () => {
     '/api/docs/static/%00',
     '/api/docs/static/.hidden',
     '/api/docs/static/',
+    '/assets/..%2f..%2fpackage.json',
+    '/assets/%2e%2e/%2e%2e/package.json',
+    '/assets/../../package.json',
+    '//package.json',
   ])(
     'GET %s (a path that leaves or misses the served folder) -> 404 e.ex.fw.5001',
     async (path) => {

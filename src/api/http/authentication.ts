@@ -94,22 +94,57 @@ function bearerToken(request: FastifyRequest): string | undefined {
 }
 
 /**
- * A failed verification as the answer: the token's fault (401), or the provider's (503,
- * with Retry-After: the key set is not fetched again before the cooldown has passed).
+ * A failed verification as the answer, by its cause: the token's fault (401), or the
+ * provider's (503, with Retry-After: the key set is not fetched again before the
+ * cooldown has passed). Any other failure is thrown on, to be the service's 500.
  */
 function refusal(error: unknown, cooldownMs: number): ApiProblem {
-  const code = (error as { code?: unknown }).code
-  const reason = typeof code === 'string' ? INVALID_TOKEN_REASONS[code] : undefined
-  if (reason !== undefined) {
-    return new ApiProblem(PROBLEMS.unauthenticated, {
-      headers: challenge({ error: 'invalid_token', error_description: reason }),
-    })
-  }
   // The key set could not be fetched or read (timeout, refused, not JSON), or its last
   // fetch failed less than a cooldown ago: fail closed.
-  return new ApiProblem(PROBLEMS.identityProviderUnavailable, {
-    headers: { 'retry-after': String(Math.ceil(cooldownMs / 1000)) },
-  })
+  if (error instanceof KeySetUnavailable) {
+    return new ApiProblem(PROBLEMS.identityProviderUnavailable, {
+      headers: { 'retry-after': String(Math.ceil(cooldownMs / 1000)) },
+    })
+  }
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' && Object.hasOwn(INVALID_TOKEN_REASONS, code)) {
+    return new ApiProblem(PROBLEMS.unauthenticated, {
+      headers: challenge({
+        error: 'invalid_token',
+        error_description: INVALID_TOKEN_REASONS[code] ?? '',
+      }),
+    })
+  }
+  // No known cause: the service's own failure (500, logged), not a guess.
+  throw error
+}
+
+/** The provider could not give its key set: its failure, not the token's. */
+class KeySetUnavailable extends Error {
+  override readonly name = 'KeySetUnavailable'
+}
+
+/** Failures of a key lookup that are the token's: a key id the set lacks, or one of several. */
+const TOKEN_KEY_FAULTS: ReadonlySet<string> = new Set([
+  'ERR_JWKS_NO_MATCHING_KEY',
+  'ERR_JWKS_MULTIPLE_MATCHING_KEYS',
+])
+
+/**
+ * The key lookup, with every failure of its own but the token's told apart as the
+ * provider's (jose's timeouts, an answer that is no key set, a refused connection, a
+ * fetch held back by the cooldown): each refusal then names its cause.
+ */
+function failingAsProvider<Get extends (...args: never[]) => Promise<unknown>>(getKey: Get): Get {
+  return (async (...args: Parameters<Get>) => {
+    try {
+      return await getKey(...args)
+    } catch (error) {
+      const code = (error as { code?: unknown }).code
+      if (typeof code === 'string' && TOKEN_KEY_FAULTS.has(code)) throw error
+      throw new KeySetUnavailable('the key set could not be fetched or read', { cause: error })
+    }
+  }) as Get
 }
 
 /**
@@ -129,7 +164,7 @@ export async function requireBearerTokens(
   // fetches it again. Whatever the provider answers, a fetch starts at most once per
   // cooldown (AUTH_JWKS_COOLDOWN), so neither a flood of made-up key ids nor a failing
   // provider makes the service hammer it.
-  const keys = createRemoteJWKSet(new URL(auth.jwksUrl), {
+  const remoteKeys = createRemoteJWKSet(new URL(auth.jwksUrl), {
     cooldownDuration: auth.jwksCooldownMs,
     // Keys are kept at least a cooldown: past their age jose refetches for every token,
     // which the cooldown would refuse, failing tokens of keys it has.
@@ -137,6 +172,7 @@ export async function requireBearerTokens(
     timeoutDuration: JWKS_TIMEOUT_MS,
     [customFetch]: fetchAtMostOncePer(auth.jwksCooldownMs),
   })
+  const keys = failingAsProvider(remoteKeys)
   context.addHook('onRoute', (route) => {
     const scope = requiredScope(String(route.method), route.url)
     route.config = { ...route.config, ...(scope && { scope }) }

@@ -80,6 +80,8 @@ describe('READ_AHEAD_MAX=100 (SQLite)', () => {
   })
 })
 
+const NODE_MAJOR = Number(process.versions.node.split('.')[0])
+
 describe('many clients that pipeline and never read (SQLite, a process, defaults)', () => {
   const suite = serverProcessPerSuite(SQLITE_TARGET)
   const CONNECTIONS = 200
@@ -88,11 +90,15 @@ describe('many clients that pipeline and never read (SQLite, a process, defaults
   /**
    * Held: at most READ_AHEAD_MAX (1,024) requests at a few KB, the 16 of each line in turn, and the
    * answers in progress of the connections left open. Node parses each connection's read
-   * whole before its line can refuse it, so the peak also counts requests on their way
-   * to the garbage: measured 80 to 140 MB. Without the limit, these 200 connections held
-   * ~1.8 MB each, 360 MB.
+   * (up to 64 KiB of requests) whole before its line can refuse it, so the peak also
+   * counts requests on their way to the garbage, as many as the connections, not their
+   * depth: measured 80 to 140 MB on Node 20, 160 to 280 MB on Node 24, whose objects are
+   * larger (as in slow-clients.test.ts). Without the limit, these 200 connections held
+   * ~1.8 MB each on Node 20, 360 MB: the bound tells the two apart there. On Node 24 the
+   * parser's garbage hides the difference within these 3 s (254 MB without the limit),
+   * and the held-requests metric above is what tells; its bound is a ceiling only.
    */
-  const PEAK_BOUND = 200 * 1024 * 1024
+  const PEAK_BOUND = (NODE_MAJOR >= 22 ? 320 : 200) * 1024 * 1024
 
   const metric = async (name: string) => {
     const value = unlabelledValue((await suite.server.request('GET', '/metrics')).text, name)

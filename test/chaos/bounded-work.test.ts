@@ -43,7 +43,11 @@ const NEVER_READING_DEPTH = 400
 const IDLE = 300
 const MEMBER_P99_MS = 100
 const LIVE_P99_MS = 50
-const PEAK_RSS_MB = 300
+/**
+ * Measured 261 to 294 MB over three clean CI runs (the source-map loader adds some 6 MB,
+ * the rest is garbage not yet collected); with the limits off, 391 MB on SQLite.
+ */
+const PEAK_RSS_MB = 320
 const FLOOD_PATH = '/api/v1/openapi.json'
 const LARGE_FILE = '/api/docs/static/swagger-ui-bundle.js'
 const BUSY = { code: 'e.ex.fw.9005', message: 'The service is busy. Retry later.' }
@@ -139,7 +143,7 @@ for (const target of DATABASES) {
         expect(second.filter(([ms]) => ms > ALONE_WITHIN_MS)).toEqual([])
       })
 
-      it('keeps a well-behaved client fast amid 30 s of hostile load, within 300 MB, with no 5xx but 503 e.ex.fw.9005', async () => {
+      it('keeps a well-behaved client fast amid 30 s of hostile load, within 320 MB, with no 5xx but 503 e.ex.fw.9005', async () => {
         const memberPath = `/api/v1/members/${memberIdOf(MEMBERS / 2)}`
         const probe = startLatencyProbe(server.baseUrl, [memberPath, '/health/live'])
         // A well-behaved client is there before the load begins, as clients are.

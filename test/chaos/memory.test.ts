@@ -21,7 +21,7 @@ import {
  * the service's alone; it must stay under 300 MB, and /health/live, asked every 50 ms on a
  * connection of its own, must keep answering quickly. Every full list must be complete.
  *
- * 300 MB is the bound of the hostile-load run too (bounded-work.test.ts). The peak is
+ * 300 MB is near the bound of the hostile-load run (bounded-work.test.ts). The peak is
  * mostly garbage that V8 has not yet collected: a heap snapshot taken when the heap held
  * over 80 MB found 25 MB alive. Since SQLite's pages are read on reader threads, many
  * lists are in flight at once, as on PostgreSQL, and its peaks are PostgreSQL's: 156 to

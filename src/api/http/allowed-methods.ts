@@ -27,8 +27,8 @@ function hasEmptyParam(params: unknown): boolean {
 /**
  * Remembers which methods each path template serves, so that any path the router
  * does not match can be told apart: a known path with another method is 405 with
- * Allow, anything else is 404. Must be installed before routes are registered, and
- * before any other onRequest hook (the route check comes first).
+ * Allow, anything else is 404. Must be installed before routes are registered; the
+ * answer itself waits for the preParsing stage, after every onRequest hook.
  */
 export function answerUnmatchedRequests(app: FastifyInstance, maxParamLength: number): void {
   const paths = FindMyWay({ maxParamLength })

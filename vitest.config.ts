@@ -2,12 +2,13 @@ import { defineConfig } from 'vitest/config'
 
 /**
  * `npm test`: every suite but the long chaos runs (fuzzing at volume, crashes, outages),
- * which `npm run test:chaos` runs with vitest.chaos.config.ts; CI runs both.
+ * the `*.chaos.test.ts` files beside the other tests of their behaviour, which
+ * `npm run test:chaos` runs with vitest.chaos.config.ts; CI runs both.
  */
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/chaos/**', '**/node_modules/**'],
+    exclude: ['test/**/*.chaos.test.ts', '**/node_modules/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,

@@ -1,6 +1,6 @@
 /**
  * The broad member searches every measurement of the search uses (npm run bench,
- * bench:explain, test/chaos/bounded-work.test.ts): five one-letter prefixes, which match
+ * bench:explain, test/http/bounded-work.chaos.test.ts): five one-letter prefixes, which match
  * 10 to 20% of the members that load-members.ts makes, six sorts, and the first, middle
  * and last page of each: 90 searches, in 18 classes of sort and page.
  */

@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util'
 import { type Kysely, sql } from 'kysely'
-import { loadConfig } from '../src/config.js'
+import { loadConfig } from '../src/config/settings.js'
 import type { MemberSearch, SortOrder } from '../src/domain/member/model.js'
 import {
   createDatabase,
@@ -31,12 +31,12 @@ function ordersOf(sort: SortName): SortOrder[] {
 
 /** The plan of a statement as its search ran it: in a read-only transaction, walks told so. */
 async function plan(database: Database, query: ExecutedQuery): Promise<string> {
-  const postgres = database.profile.kind === 'postgres'
+  const postgres = database.engine.kind === 'postgres'
   const explain = postgres ? 'explain (analyze, buffers off)' : 'explain query plan'
   const walking = /order by/i.test(query.sql) && !/union all/i.test(query.sql)
   const run = async (db: Kysely<unknown>) => {
-    if (walking && database.profile.indexWalk.setup)
-      await database.profile.indexWalk.setup.execute(db)
+    if (walking && database.engine.indexWalk.setup)
+      await database.engine.indexWalk.setup.execute(db)
     const { rows } = await db.executeQuery({
       ...sql.raw(`${explain} ${query.sql}`).compile(db),
       parameters: query.parameters,

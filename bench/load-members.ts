@@ -13,7 +13,7 @@
  */
 import { parseArgs } from 'node:util'
 import { type RawBuilder, sql } from 'kysely'
-import { loadConfig } from '../src/config.js'
+import { loadConfig } from '../src/config/settings.js'
 import { hashPassword } from '../src/infra/crypto/argon2.js'
 import { createDatabase, type Database } from '../src/infra/db/create-database.js'
 
@@ -184,7 +184,7 @@ export async function loadMembers(
   if (first > total) return 0
   // One real hash for every generated member: loading must not take hours of argon2.
   const hash = await hashPassword('generated-password')
-  const generator = GENERATORS[database.profile.kind]
+  const generator = GENERATORS[database.engine.kind]
   const started = Date.now()
   await database.db.transaction().execute(async (trx) => {
     await memberInsert(generator, first, total).execute(trx)
@@ -193,7 +193,7 @@ export async function loadMembers(
   log(`  ${total - first + 1} members generated in ${((Date.now() - started) / 1000).toFixed(1)} s`)
   // PostgreSQL: fresh statistics for the planner, and the visibility map that lets index
   // scans skip the table, as autovacuum would make them a little later.
-  if (database.profile.kind === 'postgres') {
+  if (database.engine.kind === 'postgres') {
     await sql`vacuum analyze member`.execute(database.db)
     await sql`vacuum analyze member_credential`.execute(database.db)
   }

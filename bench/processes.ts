@@ -31,10 +31,26 @@ export const median = (numbers: number[]) => {
 
 const children: ChildProcess[] = []
 process.on('exit', () => stopAll())
+// Each server leads its own process group, out of reach of the terminal's Ctrl-C.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    stopAll()
+    process.exit(130)
+  })
+}
+
+/** Kills a process started by `start` and every process in its group. */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+  } catch {
+    // gone already
+  }
+}
 
 /** Kills every process started so far. */
 export function stopAll(): void {
-  for (const child of children) child.kill('SIGKILL')
+  for (const child of children) killGroup(child)
   children.length = 0
 }
 
@@ -57,26 +73,26 @@ export interface Running {
 }
 
 /**
- * Starts `node <script>` (under `taskset -c <cpus>` when given) and resolves once
- * `readyPath` answers 200; `startupMs` is spawn to that 200.
+ * Starts `node <script>`, or a whole command given as an array (`['npm', 'start']`),
+ * under `taskset -c <cpus>` when given, and resolves once `readyPath` answers 200;
+ * `startupMs` is spawn to that 200. The process gets a group of its own, so that stopping
+ * it stops what it started too (npm's child).
  */
 export async function start(
-  script: string,
+  script: string | readonly string[],
   env: Record<string, string>,
   readyPath: string,
   cpus?: string,
 ): Promise<Running & { startupMs: number }> {
   const port = await freePort()
   const started = performance.now()
-  const command = [process.execPath, script]
-  const child = spawn(
-    cpus ? 'taskset' : process.execPath,
-    cpus ? ['-c', cpus, ...command] : [script],
-    {
-      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-      stdio: 'ignore',
-    },
-  )
+  const command = typeof script === 'string' ? [process.execPath, script] : [...script]
+  const [program, ...args] = cpus ? ['taskset', '-c', cpus, ...command] : command
+  const child = spawn(program as string, args, {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: 'ignore',
+    detached: true,
+  })
   children.push(child)
   const base = `http://127.0.0.1:${port}`
   await answersAt(`${base}${readyPath}`, started + 30_000)
@@ -84,6 +100,6 @@ export async function start(
     base,
     pid: child.pid ?? 0,
     startupMs: performance.now() - started,
-    stop: () => child.kill('SIGKILL'),
+    stop: () => killGroup(child),
   }
 }

@@ -5,7 +5,7 @@
  *   clients/typescript/openapi.json    the document (scripts/export-openapi.ts)
  *   clients/typescript/src/schema.ts   its types (openapi-typescript)
  *
- * test/operations/typed-client.test.ts regenerates both in memory with the same
+ * test/openapi/typed-client.test.ts regenerates both in memory with the same
  * functions and fails when the committed files differ, so a change to the API that is
  * not regenerated here is caught. Both files are generated: never edit them by hand
  * (biome.json leaves them alone).

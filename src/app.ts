@@ -1,26 +1,26 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import SerializerSelector from '@fastify/fast-json-stringify-compiler'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import { v7 as uuidv7 } from 'uuid'
-import { DeferredCompilation } from './api/common/deferred-compilation.js'
 import { healthRoutes } from './api/health/routes.js'
 import { memberRoutes } from './api/member/routes.js'
+import { serveMetrics } from './api/metrics/metrics.js'
+import { RequestMetrics } from './api/metrics/request-metrics.js'
 import { serveDocsPage } from './api/openapi/docs-page.js'
 import { describeApi, serveOpenApi } from './api/openapi/document.js'
-import { serveMetrics } from './api/operations/metrics.js'
 import {
   connectionLines,
   installJsonStages,
   installRootStages,
   pipelineOptions,
 } from './api/pipeline.js'
+import { LazySchemaCompilation } from './api/startup/lazy-schema-compilation.js'
 import { todoRoutes } from './api/todo/routes.js'
 import { validatorCompiler } from './api/validation/compiler.js'
 import { serveWebApp } from './api/web/web-app.js'
-import type { Config } from './config.js'
-import { Bulkhead } from './domain/common/bulkhead.js'
+import type { Config } from './config/settings.js'
 import { IdempotencyService } from './domain/idempotency/service.js'
 import { newMemberId } from './domain/member/member-id.js'
 import { MemberService } from './domain/member/service.js'
@@ -28,9 +28,11 @@ import { TodoService } from './domain/todo/service.js'
 import { hashPassword, hashSecret } from './infra/crypto/argon2.js'
 import { createDatabase, type ExecutedQuery } from './infra/db/create-database.js'
 import { KyselyUnitOfWork } from './infra/db/unit-of-work.js'
+import { stdoutDestination } from './infra/logging/stdout-destination.js'
 import { connectRedis } from './infra/redis/connect-redis.js'
 import { repositoriesOf } from './infra/repositories.js'
 import { SHUTDOWN_EXPORT_MS, startTracing } from './infra/telemetry/tracing.js'
+import { Bulkhead } from './infra/work/bulkhead.js'
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -79,9 +81,11 @@ export interface BuildOptions {
   readonly logStream?: DestinationStream
 }
 
-function loggerOptions(config: Config, options: BuildOptions): FastifyServerOptions['logger'] {
-  if (config.logPretty) return { level: config.logLevel, transport: { target: 'pino-pretty' } }
-  return { level: config.logLevel, ...(options.logStream && { stream: options.logStream }) }
+/** Where the JSON lines go: the caller's stream, else standard output (infra/logging). */
+function logDestination(config: Config, options: BuildOptions) {
+  if (config.logPretty) return undefined
+  if (options.logStream) return { stream: options.logStream, linesDropped: () => 0 }
+  return stdoutDestination(config.logBufferBytes)
 }
 
 /**
@@ -94,12 +98,15 @@ export async function buildApp(
   options: BuildOptions = {},
 ): Promise<FastifyInstance> {
   const tracing = config.tracing ? await startTracing() : undefined
-  const compilation = new DeferredCompilation()
+  const compilation = new LazySchemaCompilation()
   const fastJsonStringify = SerializerSelector()
   const lines = connectionLines(config)
+  const destination = logDestination(config, options)
   const app = Fastify({
     ...pipelineOptions(config, lines),
-    logger: loggerOptions(config, options),
+    logger: destination
+      ? { level: config.logLevel, stream: destination.stream }
+      : { level: config.logLevel, transport: { target: 'pino-pretty' } },
     schemaController: {
       compilersFactory: {
         buildSerializer: (externalSchemas, options) =>
@@ -120,7 +127,8 @@ export async function buildApp(
     done()
   })
   // The pipeline's stages are listed, in order, in api/pipeline.ts.
-  await installRootStages(app, config, lines)
+  const requestMetrics = new RequestMetrics()
+  await installRootStages(app, config, { lines, metrics: requestMetrics })
   await describeApi(app, VERSION, config.pageFormat, {
     authenticated: config.auth !== undefined,
     rateLimited: config.rateLimit !== undefined,
@@ -164,9 +172,11 @@ export async function buildApp(
     : undefined
   if (rateLimitStore) app.addHook('onClose', () => rateLimitStore.close())
   serveMetrics(app, {
+    requestMetrics,
     poolStats: database.poolStats,
     bulkheads,
     readsCancelled: () => readsCancelled.count,
+    logLinesDropped: destination ? destination.linesDropped : () => 0,
     rateLimitStoreUp: rateLimitStore?.isUp,
     connections: lines,
     port: config.metricsPort,

@@ -1,13 +1,19 @@
-import type { Logger } from 'pino'
 import { buildApp } from './app.js'
-import { type Config, ConfigError, describeSettings, loadConfig } from './config.js'
+import { COMMANDS_HELP, commandOf, runCommand } from './backup-command.js'
+import { type Config, ConfigError, describeSettings, loadConfig } from './config/settings.js'
 import { describeStartFailure } from './start-failure.js'
 
 if (process.argv.includes('--help')) {
   console.log(
-    `Todo and Member REST API.\n\nUsage: npm start   (or: node dist/server.js)\n\n${describeSettings()}`,
+    `Todo and Member REST API.\n\nUsage: npm start   (or: node dist/server.js)\n\n${COMMANDS_HELP}\n\n${describeSettings()}`,
   )
   process.exit(0)
+}
+
+const command = commandOf(process.argv.slice(2))
+if (typeof command === 'string') {
+  console.error(command)
+  process.exit(1)
 }
 
 let config: Config
@@ -19,6 +25,9 @@ try {
   process.exit(1)
 }
 
+// backup FILE, restore FILE: the command's work with the service's settings, then exit.
+if (command) process.exit(await runCommand(command, config))
+
 /** One line naming the setting, the cause and the fix; the whole error at LOG_LEVEL=debug. */
 function failedToStart(error: unknown): never {
   console.error(describeStartFailure(error, config))
@@ -28,10 +37,18 @@ function failedToStart(error: unknown): never {
 
 const app = await buildApp(config).catch(failedToStart)
 
-/** pino writes asynchronously: flush what is buffered before the process ends. */
-function exit(code: number): void {
-  // Fastify's logger type omits pino's flush; the instance is pino's.
-  ;(app.log as unknown as Logger).flush(() => process.exit(code))
+/** Fastify's logger is pino's, whose public `flush` its type leaves out. */
+function canFlush(log: object): log is { flush(done?: () => void): void } {
+  return 'flush' in log && typeof log.flush === 'function'
+}
+
+/**
+ * Log lines are written in batches (LOG_BUFFER); a line about the process's own life
+ * (listening, draining, stopping) goes out at once, for whoever is waiting on it. On
+ * `process.exit`, whatever the way out, pino writes what is left synchronously.
+ */
+function writeLogNow(): void {
+  if (canFlush(app.log)) app.log.flush()
 }
 
 /** How often idle keep-alive connections are closed while stopping. */
@@ -44,6 +61,7 @@ const IDLE_SWEEP_MS = 50
  */
 function close(signal: NodeJS.Signals): void {
   app.log.info({ signal }, 'stopping: finishing requests in flight')
+  writeLogNow()
   // Fastify closes idle keep-alive connections once, when closing starts; a request that
   // finishes afterwards leaves its connection idle, and closing would wait for the client.
   const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS)
@@ -54,19 +72,19 @@ function close(signal: NodeJS.Signals): void {
       'requests still in flight; closing anyway',
     )
     app.server.closeAllConnections()
-    exit(1)
+    process.exit(1)
   }, config.shutdownTimeoutMs)
   app.close().then(
     () => {
       clearInterval(sweep)
       clearTimeout(deadline)
       app.log.info('stopped')
-      exit(0)
+      process.exit(0)
     },
     (error: unknown) => {
       clearInterval(sweep)
       app.log.error({ err: error }, 'error while stopping')
-      exit(1)
+      process.exit(1)
     },
   )
 }
@@ -83,9 +101,29 @@ function stop(signal: NodeJS.Signals): void {
   }
   app.startDraining()
   app.log.info({ signal, drainMs: config.shutdownDrainMs }, 'draining: not ready, still serving')
+  writeLogNow()
   setTimeout(() => close(signal), config.shutdownDrainMs)
 }
-process.once('SIGTERM', stop)
-process.once('SIGINT', stop)
+
+/** A second SIGTERM or SIGINT while stopping: exit at once, the log lines written. */
+function onSignal(signal: NodeJS.Signals): void {
+  if (stopping) {
+    app.log.warn({ signal }, 'signalled again while stopping: exiting now')
+    process.exit(1)
+  }
+  stopping = true
+  stop(signal)
+}
+let stopping = false
+process.on('SIGTERM', onSignal)
+process.on('SIGINT', onSignal)
+
+// After an uncaught error the process is in no known state: say why in the log, and
+// exit (Node's default would print a stack on stderr and skip `exit`, and so the flush).
+process.on('uncaughtException', (error, origin) => {
+  app.log.fatal({ err: error, origin }, 'uncaught error: exiting now')
+  process.exit(1)
+})
 
 await app.listen({ host: config.host, port: config.port }).catch(failedToStart)
+writeLogNow()

@@ -1,4 +1,4 @@
-import type { Config } from './config.js'
+import type { Config } from './config/settings.js'
 
 /** What a failure carries that says why: Node's system errors, PostgreSQL's errors. */
 interface Cause {
@@ -17,7 +17,7 @@ function rootCause(error: unknown): Cause {
 }
 
 /** The database setting in words, the password of a URL left out. */
-function databaseSetting(config: Config): string {
+export function databaseSetting(config: Config): string {
   const { database } = config
   if (database.kind === 'sqlite') return `DATABASE_URL (SQLite file ${database.file})`
   const url = new URL(database.url)

@@ -37,3 +37,36 @@ export const memberResource = (row) => ({
   createdAt: iso(row.created_at),
   lastModifiedAt: iso(row.last_modified_at),
 })
+
+/**
+ * The Todo and Member lookups by id on one database: better-sqlite3 when `SQLITE_FILE`
+ * is set (the release the service loads for this Node.js, src/infra/db/sqlite/sqlite-driver.ts),
+ * else pg on `DATABASE_URL`, each statement named (prepared once per connection).
+ */
+export async function lookupsFromEnvironment() {
+  const file = process.env.SQLITE_FILE
+  if (file) {
+    const { default: Database } =
+      Number(process.versions.napi) >= 10
+        ? await import('better-sqlite3-napi')
+        : await import('better-sqlite3')
+    const database = new Database(file, { readonly: true })
+    const todoById = database.prepare('select * from todo where todo_id = ?')
+    const memberById = database.prepare(memberByIdSql('?'))
+    return {
+      todos: async (id) => todoResource(todoById.get(id)),
+      members: async (id) => memberResource(memberById.get(id)),
+    }
+  }
+  const { default: pg } = await import('pg')
+  const pool = new pg.Pool({
+    connectionString: process.env.DATABASE_URL,
+    max: Number(process.env.DB_POOL_MAX ?? 10),
+  })
+  const first = async (name, text, id) => (await pool.query({ name, text, values: [id] })).rows[0]
+  return {
+    todos: async (id) =>
+      todoResource(await first('todo_by_id', 'select * from todo where todo_id = $1', id)),
+    members: async (id) => memberResource(await first('member_by_id', memberByIdSql('$1'), id)),
+  }
+}

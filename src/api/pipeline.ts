@@ -1,20 +1,26 @@
 import type { Server } from 'node:http'
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
-import type { AuthConfig, Config, RateLimitConfig, TrustProxy } from '../config.js'
+import type { AuthConfig, Config, RateLimitConfig, TrustProxy } from '../config/settings.js'
 import type { IdempotencyService } from '../domain/idempotency/service.js'
-import { errorHandlingOptions, handleErrors } from './error-handler.js'
 import { answerUnmatchedRequests } from './http/allowed-methods.js'
 import { requireBearerTokens } from './http/authentication.js'
+import { setCommonHeaders } from './http/common-headers.js'
 import { ConnectionLines } from './http/connection-lines.js'
-import { applyJsonConventions, applyRootConventions, trackIdOf } from './http/conventions.js'
 import { allowBrowserOrigins } from './http/cors.js'
 import { closeConnectionsWhileDraining } from './http/draining.js'
 import { createHttpServer } from './http/http-server.js'
 import { honourIdempotencyKeys } from './http/idempotency.js'
+import { applyJsonContext } from './http/json-context.js'
 import { limitRequestRates, type RateLimitStore } from './http/rate-limit.js'
+import { ignoreBodies } from './http/request-body.js'
+import { checkRequestHeads } from './http/request-head.js'
 import { RequestLog } from './http/request-log.js'
 import { decodableTarget } from './http/request-target.js'
+import { requireDeclaredScopes } from './http/route-policy.js'
+import { errorHandlingOptions, handleErrors } from './http/send-api-error.js'
 import { traceRequests } from './http/tracing.js'
+import { trackIdOf } from './http/track-id.js'
+import { countRequests, type RequestMetrics } from './metrics/request-metrics.js'
 
 /*
  * The request pipeline, in the order a request meets it. Each stage lives in the file
@@ -34,9 +40,10 @@ import { traceRequests } from './http/tracing.js'
  *                    the requests before them (error-handler.ts). CONNECT, a missing Host
  *                    and an unknown Expect are let in, to be answered below.
  *  2. target         http/request-target.ts: a path that is no UTF-8 text made routable.
- *  3. onRequest      http/conventions.ts: X-Track and X-Content-Type-Options on every
- *                    answer; http/request-head.ts: Host (400), Expect (417), and
+ *  3. onRequest      http/common-headers.ts: X-Track (chosen in http/track-id.ts),
+ *                    X-Content-Type-Options, the route's Cache-Control: no-store, and
  *                    Connection: close after HTTP/1.0 with Transfer-Encoding.
+ *                    http/request-head.ts: Host (400), Expect (417).
  *                    http/allowed-methods.ts: an empty id is 404.
  *                    http/cors.ts: browser preflights, when CORS_ORIGINS is set.
  *                    http/draining.ts: while a stop drains, Connection: close.
@@ -44,25 +51,31 @@ import { traceRequests } from './http/tracing.js'
  *                    404, a known one with another method 405 with Allow, whatever the
  *                    method token (request lines Node refuses: error-handler.ts).
  * In the JSON contexts (/api/v1, /health)
- *  4. onRequest      http/conventions.ts: the exact JSON Content-Type; no JSON in
- *                    Accept is 406. Member routes: Cache-Control: no-store.
+ *  4. onRequest      http/json-context.ts: the exact JSON Content-Type; no JSON in
+ *                    Accept is 406.
  *                    http/authentication.ts (/api/v1, when AUTH_* is set): a bearer
- *                    token with the operation's scope (401, 403; 503 without the keys).
+ *                    token with the scope the route declares (401, 403; 503 without
+ *                    the keys).
  *                    http/rate-limit.ts (/api/v1, when RATE_LIMIT is set): requests per
  *                    client, the token's subject or the address (429).
  *  5. preParsing     http/request-body.ts: a charset or Content-Encoding the service
  *                    does not read is 415, before the body is read.
  *  6. parsing        http/request-body.ts: only application/json (415), at most
  *                    BODY_LIMIT bytes (413), UTF-8 JSON (400 e.ex.fw.7003).
- *  7. preValidation  http/conventions.ts: a body the route needs is there (400).
+ *  7. preValidation  http/json-context.ts: a body the route needs is there (400).
  *  8. validation     validation/compiler.ts: unknown fields 7004, types 7005/7006,
  *                    rules 7001/7002.
  *  9. preHandler     http/idempotency.ts: Idempotency-Key admission, on the routes whose
- *                    config says `idempotent: true`.
+ *                    policy says `idempotent`.
  * 10. handler        <resource>/routes.ts, calling the domain's services.
  * 11. onSend         http/idempotency.ts: an outcome not stored with the resource.
- * 12. onResponse     operations/metrics.ts; http/request-log.ts writes the log line.
- * A failure at any stage: error-handler.ts, the one mapping to an ApiError.
+ * 12. onResponse     metrics/request-metrics.ts counts the answer; http/request-log.ts
+ *                    writes the log line.
+ * A failure at any stage: errors/send-api-error.ts answers it, mapped to an ApiError by
+ * errors/to-api-error.ts, the one mapping.
+ *
+ * What a route needs of these stages (its bearer scope, Idempotency-Key, the expensive
+ * work it does, no-store) it declares itself, in its `config`: http/route-policy.ts.
  */
 
 /**
@@ -126,13 +139,13 @@ export function pipelineOptions(
 }
 
 /**
- * Stage 3 and the error mapping, on the whole server; before any route is registered.
- * Stage 1's lines stop as the server begins to close.
+ * Stages 0, 3 and 12 and the error mapping, on the whole server; before any route is
+ * registered. Stage 1's lines stop as the server begins to close.
  */
 export async function installRootStages(
   app: FastifyInstance,
   config: Config,
-  lines: ConnectionLines,
+  { lines, metrics }: { lines: ConnectionLines; metrics: RequestMetrics },
 ): Promise<void> {
   app.addHook('preClose', (done) => {
     lines.stop()
@@ -140,13 +153,18 @@ export async function installRootStages(
   })
   if (config.tracing) await traceRequests(app)
   handleErrors(app)
-  applyRootConventions(app)
+  // The body of a request no route matches is never read, so its 404/405 comes first.
+  ignoreBodies(app)
+  setCommonHeaders(app)
+  checkRequestHeads(app)
   answerUnmatchedRequests(app, MAX_PARAM_LENGTH)
   await allowBrowserOrigins(app, config.corsOrigins)
   closeConnectionsWhileDraining(app)
+  countRequests(app, metrics)
 }
 
 export interface ApiStageOptions {
+  /** The API's context, whose routes declare their scopes; with its Idempotency-Keys. */
   readonly idempotency?: IdempotencyService
   readonly auth?: AuthConfig | undefined
   readonly rateLimit?: RateLimitConfig | undefined
@@ -161,7 +179,8 @@ export async function installJsonStages(
   context: FastifyInstance,
   { idempotency, auth, rateLimit, rateLimitStore }: ApiStageOptions = {},
 ): Promise<void> {
-  applyJsonConventions(context)
+  applyJsonContext(context)
+  if (idempotency) requireDeclaredScopes(context)
   if (auth) await requireBearerTokens(context, auth)
   if (rateLimit) await limitRequestRates(context, rateLimit, rateLimitStore)
   if (idempotency) honourIdempotencyKeys(context, idempotency)

@@ -10,10 +10,9 @@ import { KyselyTodoRepository } from './todo/todo-repository.js'
  */
 export function repositoriesOf(database: Database) {
   return {
-    todos: new KyselyTodoRepository(database.db, database.reads),
-    members: new KyselyMemberRepository(database.db, {
-      reads: database.reads,
-      searches: new MemberSearchQueries(database.profile),
+    todos: new KyselyTodoRepository(database),
+    members: new KyselyMemberRepository(database, {
+      searches: new MemberSearchQueries(database.engine),
     }),
     idempotency: new KyselyIdempotencyRepository(database.db),
   }

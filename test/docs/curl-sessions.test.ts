@@ -1,9 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { SQLITE_TARGET } from '../helpers/databases.js'
-import type { HttpResponse } from '../helpers/http.js'
-import { startServer, type TestServer } from '../helpers/server.js'
 import {
   type Exchange,
   omittedHeaders,
@@ -12,7 +9,10 @@ import {
   type Session,
   SessionValues,
   statusLineOf,
-} from './curl-sessions.js'
+} from '../helpers/curl-sessions.js'
+import { SQLITE_TARGET } from '../helpers/databases.js'
+import type { HttpResponse } from '../helpers/http.js'
+import { startServer, type TestServer } from '../helpers/server.js'
 
 /**
  * Every curl session in docs/*.md (and README.md) is replayed against a fresh server on

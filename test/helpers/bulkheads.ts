@@ -1,4 +1,4 @@
-import { Bulkhead } from '../../src/domain/common/bulkhead.js'
+import { Bulkhead } from '../../src/infra/work/bulkhead.js'
 
 /** A bulkhead that admits everything at once: for tests about anything but admission. */
 export function unbounded(): Bulkhead {

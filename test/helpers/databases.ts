@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { inject } from 'vitest'
-import type { DatabaseConfig } from '../../src/config.js'
-import { loadSqliteDriver } from '../../src/infra/db/sqlite-driver.js'
+import type { DatabaseConfig } from '../../src/config/settings.js'
+import { loadSqliteDriver } from '../../src/infra/db/sqlite/sqlite-driver.js'
 
 /**
  * The databases every storage-touching suite runs against: SQLite always, PostgreSQL
@@ -42,7 +42,8 @@ function poolerUrl(): string | undefined {
   }
 }
 
-function inSchema(base: string, schema: string): string {
+/** `base` with its sessions in `schema` (the service's `options=-c search_path=…`). */
+export function inSchema(base: string, schema: string): string {
   const url = new URL(base)
   url.searchParams.set('options', `-c search_path=${schema}`)
   return url.toString()

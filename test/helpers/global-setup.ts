@@ -37,6 +37,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
         '(e.g. TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm test).',
     )
   }
+  const image = process.env.TEST_CONTAINER_IMAGE
+  console.log(
+    image
+      ? `Container image suite: running ${image} with podman.`
+      : 'Container image suite: SKIPPED, TEST_CONTAINER_IMAGE is not set (.ci/run builds the ' +
+          'image and sets it; docs/operations.md#container-image).',
+  )
   // Every server a suite starts serves the web app from dist/web; it is built here, once.
   buildWebAppIfStale()
   const runLogDir = createRunLogDir(new Date())

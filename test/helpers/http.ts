@@ -72,3 +72,14 @@ export function http(
     req.end(payload)
   })
 }
+
+/** The Allow of a collection and of an item, Todo and Member alike. */
+export const COLLECTION_ALLOW = 'GET, HEAD, POST, OPTIONS'
+export const ITEM_ALLOW = 'GET, HEAD, PUT, DELETE, OPTIONS'
+
+/** How many responses had each status, e.g. { 201: 1, 409: 19 }. */
+export function countStatuses(responses: readonly HttpResponse[]): Record<number, number> {
+  const counts: Record<number, number> = {}
+  for (const { status } of responses) counts[status] = (counts[status] ?? 0) + 1
+  return counts
+}

@@ -72,6 +72,11 @@ export const OPENAPI_PATH = '/api/v1/openapi.json'
 export const COMPONENT_REF = '#/components/schemas/'
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 
+/** The document of an app (@fastify/swagger's), as a client reads it: its JSON. */
+export function documentOf(app: { swagger(): unknown }): OpenApiDocument {
+  return JSON.parse(JSON.stringify(app.swagger()))
+}
+
 export function operationsOf(document: OpenApiDocument): DocumentedOperation[] {
   return Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item)

@@ -1,8 +1,11 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type DatabaseConfig, SETTINGS } from '../../src/config.js'
+import { expect } from 'vitest'
+import { isStale, SERVER_BUILD, WEB_BUILD } from '../../scripts/build-inputs.mjs'
+import { NODE_FLAGS } from '../../scripts/node-flags.mjs'
+import { type DatabaseConfig, SETTINGS } from '../../src/config/settings.js'
 import { type HttpOptions, type HttpResponse, http } from './http.js'
 import { type LogSink, openLogSink } from './log-scan.js'
 
@@ -94,9 +97,12 @@ function messagesOf(lines: readonly string[]): string[] {
   return messages
 }
 
-/** How the process runs the service: the TypeScript sources, or the bundle `npm start` runs. */
+/**
+ * How the process runs the service: the TypeScript sources, or the bundle with the Node
+ * flags `npm start` and the image run it with (their memory is what production has).
+ */
 export const FROM_SOURCE = ['--import', 'tsx', 'src/server.ts'] as const
-export const FROM_BUILD = ['dist/server.js'] as const
+export const FROM_BUILD = [...NODE_FLAGS, 'dist/server.js'] as const
 
 /**
  * `npm run build`, the server's half: the bundle FROM_BUILD runs. (The web app it serves
@@ -110,29 +116,9 @@ export function buildBundle(): void {
   })
 }
 
-function newestChange(path: string): number {
-  const stat = statSync(path)
-  if (!stat.isDirectory()) return stat.mtimeMs
-  let newest = stat.mtimeMs
-  for (const entry of readdirSync(path)) newest = Math.max(newest, newestChange(join(path, entry)))
-  return newest
-}
-
-/** Whether `output` is missing or older than any of `inputs` (paths from the root). */
-function stale(output: string, inputs: readonly string[]): boolean {
-  const newestInput = Math.max(...inputs.map((input) => newestChange(join(ROOT, input))))
-  try {
-    return statSync(join(ROOT, output)).mtimeMs <= newestInput
-  } catch {
-    return true // not built yet
-  }
-}
-
-const BUILD_INPUTS = ['package.json', 'package-lock.json', 'scripts/build.mjs']
-
 /** buildBundle, unless dist/server.js is newer than everything it is built from. */
 export function buildBundleIfStale(): void {
-  if (stale(FROM_BUILD[0], ['src', ...BUILD_INPUTS])) buildBundle()
+  if (isStale(ROOT, SERVER_BUILD)) buildBundle()
 }
 
 /** The web app's files (dist/web), which the server serves at / (src/api/web/web-app.ts). */
@@ -140,12 +126,56 @@ export const WEB_APP_DIR = join(ROOT, 'dist/web')
 
 /** `npm run build`'s web half, unless dist/web is newer than everything it is built from. */
 export function buildWebAppIfStale(): void {
-  if (!stale('dist/web/index.html', ['web', 'clients/typescript/src', ...BUILD_INPUTS])) return
+  if (!isStale(ROOT, WEB_BUILD)) return
   execFileSync(process.execPath, ['scripts/build.mjs', '--only=web'], { cwd: ROOT, stdio: 'pipe' })
 }
 
+export interface CommandOutcome {
+  readonly status: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * Runs the built server (FROM_BUILD) with `args` to its exit, configured only by
+ * `settings` on a clean environment: one of its commands (`backup FILE`), or a start
+ * expected to fail. Killed after `timeoutMs`.
+ */
+export function runBuilt(
+  args: readonly string[],
+  settings: Record<string, string>,
+  timeoutMs = 20_000,
+): Promise<CommandOutcome> {
+  const options = {
+    cwd: ROOT,
+    env: { ...cleanEnvironment(), ...settings },
+    timeout: timeoutMs,
+    killSignal: 'SIGKILL' as const,
+  }
+  return new Promise((resolve) => {
+    execFile(process.execPath, [...FROM_BUILD, ...args], options, (error, stdout, stderr) => {
+      // A failed run's error carries its exit code; a killed one's code is null.
+      const code = error === null ? 0 : error.code
+      resolve({ status: typeof code === 'number' ? code : null, stdout, stderr })
+    })
+  })
+}
+
+/** Exit 1 and exactly one line on standard error, holding each of `parts`. */
+export function expectOneLine(outcome: CommandOutcome, ...parts: RegExp[]): void {
+  expect(outcome.status, outcome.stderr).toBe(1)
+  const lines = outcome.stderr.trim().split('\n')
+  expect(lines, outcome.stderr).toHaveLength(1)
+  for (const part of parts) expect(lines[0]).toMatch(part)
+}
+
 export interface StartOptions {
+  /** What node runs (FROM_SOURCE by default, or FROM_BUILD). */
   readonly entry?: readonly string[]
+  /** A whole command instead of node and `entry`: `['npm', 'start']`. */
+  readonly command?: readonly string[]
+  /** The folder it runs in: the repository's root by default. */
+  readonly cwd?: string
   readonly startTimeoutMs?: number
 }
 
@@ -156,10 +186,11 @@ export interface StartOptions {
 export async function startServerProcess(
   database: DatabaseConfig,
   settings: Record<string, string> = {},
-  { entry = FROM_SOURCE, startTimeoutMs = 30_000 }: StartOptions = {},
+  { entry = FROM_SOURCE, command, cwd = ROOT, startTimeoutMs = 30_000 }: StartOptions = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...entry], {
-    cwd: ROOT,
+  const [program, ...args] = command ?? [process.execPath, ...entry]
+  const child = spawn(program as string, args, {
+    cwd,
     env: {
       ...cleanEnvironment(),
       HOST: '127.0.0.1',

@@ -1,11 +1,11 @@
 import type { ExecutedQuery } from '../../src/infra/db/create-database.js'
-import { loadSqliteDriver } from '../../src/infra/db/sqlite-driver.js'
+import { loadSqliteDriver } from '../../src/infra/db/sqlite/sqlite-driver.js'
 import type { IsolatedDatabase } from './databases.js'
 
 /**
  * The plan the database chooses for a query the service ran, as text. On PostgreSQL seq
  * scans are discouraged, as the planner would at scale on these tiny test tables; with
- * `walk`, sorting too, as the service's index walks say (DialectProfile.indexWalk).
+ * `walk`, sorting too, as the service's index walks say (EngineTraits.indexWalk).
  */
 export async function explainQuery(
   isolated: IsolatedDatabase,

@@ -37,6 +37,12 @@ function binDir(): string | undefined {
 
 const BIN = binDir()
 
+/** One of PostgreSQL's programs (pg_dump, pg_restore, …) of the newest version installed. */
+export function postgresProgram(program: string): string | undefined {
+  if (BIN === undefined || !existsSync(join(BIN, program))) return undefined
+  return join(BIN, program)
+}
+
 /** Whether this machine can make one: PostgreSQL's server programs are installed. */
 export const CAN_MAKE_REPLICA = BIN !== undefined && existsSync(join(BIN, 'pg_basebackup'))
 

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { JSON_TYPE } from '../helpers/api-errors.js'
 import { POSTGRES_TARGET, POSTGRES_URL, SQLITE_TARGET } from '../helpers/databases.js'
 import { serverPerSuite, startServer, type TestServer } from '../helpers/server.js'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
-
-const JSON_TYPE = 'application/json;charset=UTF-8'
 
 const completedLines = (server: TestServer, route: string) =>
   server.logs.filter((line) => line.msg === 'request completed' && line.route === route)

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CONFLICT, memberNotFound } from '../helpers/api-errors.js'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 import type { HttpOptions, HttpResponse } from '../helpers/http.js'
 import { type MemberBody, memberCreateBody, updateBody } from '../helpers/members.js'
@@ -9,6 +10,7 @@ import {
   type ServerProcess,
   startServerProcess,
 } from '../helpers/process.js'
+import { pause } from '../helpers/time.js'
 
 /**
  * Two server processes on one PostgreSQL schema, as behind a load balancer: migrations
@@ -20,12 +22,6 @@ const PARALLEL_UPDATES = 40
 const PARALLEL_CREATES = 16
 const RACE_ROUNDS = 6
 const RUN = randomBytes(3).toString('hex')
-const CONFLICT = { code: 'e.ex.fw.8002', message: 'Conflict with other processing occurred.' }
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const MEMBER_NOT_FOUND = (memberId: string) => ({
-  code: 'e.ex.mm.5001',
-  message: `Specified member not found. member id : ${memberId}`,
-})
 
 interface TodoBody {
   todoId: string
@@ -301,7 +297,7 @@ describe.skipIf(!postgres?.available)('Two server processes on one postgres sche
             })
           } else {
             expect(put.body, context).toEqual(
-              put.status === 404 ? MEMBER_NOT_FOUND(member.memberId) : CONFLICT,
+              put.status === 404 ? memberNotFound(member.memberId) : CONFLICT,
             )
           }
           expect({ status: del.status, body: del.body }, context).toEqual({
@@ -312,7 +308,7 @@ describe.skipIf(!postgres?.available)('Two server processes on one postgres sche
             const gone = await call(server, 'GET', path)
             expect({ status: gone.status, body: gone.body }, context).toEqual({
               status: 404,
-              body: MEMBER_NOT_FOUND(member.memberId),
+              body: memberNotFound(member.memberId),
             })
           }
           // No half-deleted member: neither its row nor its credential's remains.

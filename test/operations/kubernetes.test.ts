@@ -4,13 +4,16 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1'
 import { Service } from 'kubernetes-models/v1'
 import { describe, expect, it } from 'vitest'
 import { parseAllDocuments } from 'yaml'
-import { loadConfig, SETTINGS } from '../../src/config.js'
+import { loadConfig, SETTINGS } from '../../src/config/settings.js'
+import { imageFacts, PACKAGE_VERSION } from '../helpers/dockerfile.js'
 
 /**
  * deploy/kubernetes.yaml cannot run here (no cluster): each object is checked against
  * the Kubernetes API's JSON schemas (kubernetes-models), and what it says about the
  * service against the service itself: real settings that the service accepts, probes on
- * its health paths, a grace period longer than the drain and the shutdown timeout.
+ * its health paths, a grace period longer than the drain and the shutdown timeout; and
+ * what it says about the image against the Dockerfile: its name, user, port and health
+ * check (container.test.ts runs that image the way this manifest does).
  */
 
 const MANIFEST = new URL('../../deploy/kubernetes.yaml', import.meta.url)
@@ -40,11 +43,14 @@ interface Probe {
 }
 
 interface Container {
+  readonly image: string
   readonly ports: { readonly name: string; readonly containerPort: number }[]
-  readonly env: { readonly name: string; readonly value?: string }[]
+  readonly env: { readonly name: string; readonly value?: string; readonly valueFrom?: object }[]
   readonly readinessProbe: Probe
   readonly livenessProbe: Probe
+  readonly startupProbe: Probe
   readonly resources: { readonly requests?: object; readonly limits?: object }
+  readonly securityContext: Record<string, unknown>
 }
 
 const deployment = byKind('Deployment')
@@ -109,5 +115,30 @@ describe('deploy/kubernetes.yaml', () => {
       (byKind('PodDisruptionBudget').spec.selector as { matchLabels: unknown }).matchLabels,
     ).toEqual(labels)
     expect((byKind('Service').spec.ports as { targetPort: string }[])[0]?.targetPort).toBe('http')
+  })
+
+  it('runs the Dockerfile’s image as its user, on its port, probed where its HEALTHCHECK asks', () => {
+    const image = imageFacts()
+    const [, name, tag] = /^(?:.+\/)?([^/:]+):([^/:]+)$/.exec(container.image) ?? []
+    expect(name).toBe(image.labels['org.opencontainers.image.title'])
+    expect(tag).toBe(PACKAGE_VERSION)
+
+    expect(image.uid).not.toBe(0)
+    expect(container.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: image.uid,
+      runAsGroup: image.gid,
+      readOnlyRootFilesystem: true,
+    })
+    expect(container.ports[0]?.containerPort).toBe(image.port)
+    expect(settings.PORT).toBe(String(image.port))
+    expect(container.livenessProbe.httpGet.path).toBe(image.healthPath)
+    expect(container.startupProbe.httpGet.path).toBe(image.healthPath)
+  })
+
+  it('needs no volume: PostgreSQL keeps the data, and the read-only root holds no SQLite file', () => {
+    const databaseUrl = container.env.find(({ name }) => name === 'DATABASE_URL')
+    expect(databaseUrl?.valueFrom).toBeDefined()
+    expect(podSpec.volumes).toBeUndefined()
   })
 })

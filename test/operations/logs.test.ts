@@ -3,10 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { SQLITE_TARGET } from '../helpers/databases.js'
 import { serverPerSuite } from '../helpers/server.js'
 
-const SQLITE = SQLITE_TARGET
-
 describe('request log on sqlite', () => {
-  const suite = serverPerSuite(SQLITE)
+  const suite = serverPerSuite(SQLITE_TARGET)
 
   it('writes exactly one JSON line per request: track, method, route template, status, duration', async () => {
     const created = await suite.server.request('POST', '/api/v1/todos', {
@@ -73,7 +71,7 @@ describe('request log on sqlite', () => {
 })
 
 describe('log level on sqlite', () => {
-  const suite = serverPerSuite(SQLITE, { LOG_LEVEL: 'warn' })
+  const suite = serverPerSuite(SQLITE_TARGET, { LOG_LEVEL: 'warn' })
 
   it('respects LOG_LEVEL: at warn, no per-request info lines', async () => {
     await suite.server.request('GET', '/api/v1/todos')
@@ -110,7 +108,7 @@ describe('log format', () => {
   }
 
   it('is one JSON object per line by default, human-readable only when LOG_PRETTY=true', async () => {
-    const database = await SQLITE.create()
+    const database = await SQLITE_TARGET.create()
     if (database.config.kind !== 'sqlite') throw new Error('expected SQLite')
     try {
       const json = await firstStdoutLine({ FILE: database.config.file })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { BUCKETS } from '../../src/api/operations/request-metrics.js'
+import { BUCKETS } from '../../src/api/metrics/request-metrics.js'
 import { DATABASES, SQLITE_TARGET } from '../helpers/databases.js'
 import { http } from '../helpers/http.js'
 import { samples } from '../helpers/metrics.js'
@@ -110,6 +110,8 @@ for (const target of DATABASES) {
       ]) {
         expect(samples(text, name).length).toBeGreaterThan(0)
       }
+      // Standard output took every line: none dropped (docs/operations.md#logs).
+      expect(samples(text, 'log_lines_dropped_total')).toEqual(['log_lines_dropped_total 0'])
     })
 
     it(`reports the connection pool${target.name === 'sqlite' ? ' (none for SQLite)' : ''}`, async () => {

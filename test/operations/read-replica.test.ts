@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { REPLICA_RETRY_AFTER_MS } from '../../src/infra/db/replica-reads.js'
+import { REPLICA_RETRY_AFTER_MS } from '../../src/infra/db/postgres/replica-reads.js'
 import { type IsolatedDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
 import { type MemberBody, memberCreateBody, updateBody } from '../helpers/members.js'
 import {

@@ -11,6 +11,7 @@ import {
   startServerProcess,
 } from '../helpers/process.js'
 import { openRaw, parseResponses, rawRequest } from '../helpers/raw-http.js'
+import { pause } from '../helpers/time.js'
 
 /**
  * Graceful shutdown of the real process (src/server.ts): SIGTERM/SIGINT stop accepting,
@@ -24,8 +25,6 @@ const IN_FLIGHT = 12
 const STOPPING = 'stopping: finishing requests in flight'
 const STOPPED = 'stopped'
 const CLOSING_ANYWAY = 'requests still in flight; closing anyway'
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 interface StartedRequest {
   /** Settles when the server has read the request head (it answered 100 Continue). */

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -6,7 +5,12 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type IsolatedDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
 import { HAS_PGBOUNCER, type RunningPgBouncer, startPgBouncer } from '../helpers/pgbouncer.js'
-import { buildBundleIfStale, cleanEnvironment, FROM_BUILD, ROOT } from '../helpers/process.js'
+import {
+  buildBundleIfStale,
+  type CommandOutcome,
+  expectOneLine,
+  runBuilt,
+} from '../helpers/process.js'
 
 /**
  * A service that cannot start says why in one line, as an operator reads it: the setting
@@ -18,36 +22,8 @@ import { buildBundleIfStale, cleanEnvironment, FROM_BUILD, ROOT } from '../helpe
 
 const START_TIMEOUT_MS = 20_000
 
-interface Outcome {
-  readonly status: number | null
-  readonly stderr: string
-}
-
-function runService(settings: Record<string, string>): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...FROM_BUILD], {
-      cwd: ROOT,
-      env: { ...cleanEnvironment(), HOST: '127.0.0.1', PORT: '0', ...settings },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    })
-    let stderr = ''
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8')
-    })
-    const timer = setTimeout(() => child.kill('SIGKILL'), START_TIMEOUT_MS)
-    child.on('exit', (status) => {
-      clearTimeout(timer)
-      resolve({ status, stderr })
-    })
-  })
-}
-
-/** Exit 1 and exactly one line, holding each of `parts`. */
-function expectOneLine(outcome: Outcome, ...parts: RegExp[]): void {
-  expect(outcome.status, outcome.stderr).toBe(1)
-  const lines = outcome.stderr.trim().split('\n')
-  expect(lines, outcome.stderr).toHaveLength(1)
-  for (const part of parts) expect(lines[0]).toMatch(part)
+function runService(settings: Record<string, string>): Promise<CommandOutcome> {
+  return runBuilt([], { HOST: '127.0.0.1', PORT: '0', ...settings }, START_TIMEOUT_MS)
 }
 
 beforeAll(() => buildBundleIfStale(), 60_000)

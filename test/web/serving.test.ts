@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { WEB_APP_CSP } from '../../src/api/web/web-app.js'
-import { expectApiError } from '../helpers/api-errors.js'
+import { expectApiError, METHOD_NOT_SUPPORTED, NOT_FOUND } from '../helpers/api-errors.js'
 import { SQLITE_TARGET } from '../helpers/databases.js'
 import { WEB_APP_DIR } from '../helpers/process.js'
 import { serverPerSuite } from '../helpers/server.js'
@@ -19,8 +19,6 @@ const assetsEndingWith = (suffix: string) =>
   readdirSync(ASSETS).filter((name) => name.endsWith(suffix))
 /** The whole app's JavaScript, gzipped, must stay under this (issue 14). */
 const SCRIPT_BUDGET_BYTES = 100 * 1024
-const NOT_FOUND = { code: 'e.ex.fw.5001', message: 'Resource not found.' }
-const METHOD_NOT_SUPPORTED = { code: 'e.ex.fw.6001', message: 'Request method not supported.' }
 
 describe('the web app at / on sqlite', () => {
   const suite = serverPerSuite(SQLITE_TARGET)

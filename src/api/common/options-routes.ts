@@ -1,8 +1,9 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
 import type { TObject } from 'typebox'
 import type { ErrorCode } from '../errors/catalogue.js'
+import { BODY_FORMAT_ERRORS, errorResponses } from '../errors/documented-answers.js'
 import { allowedMethods } from '../http/replies.js'
-import { BODY_FORMAT_ERRORS, errorResponses, noBody } from './responses.js'
+import { noBody } from './response-schemas.js'
 
 export interface OptionsRoutes {
   /** The collection path, e.g. `/todos`; its items are `${collection}/:${idParam}`. */
@@ -12,7 +13,7 @@ export interface OptionsRoutes {
   readonly tags: readonly string[]
   /** The operationIds of OPTIONS on the collection and on an item. */
   readonly operationIds: readonly [string, string]
-  /** The route config of both (e.g. `noStore`). */
+  /** The route config of both (e.g. `noStore`); OPTIONS needs no scope (a preflight has no token). */
   readonly config?: FastifyContextConfig
   /** The code of the item's 404. */
   readonly notFound: ErrorCode
@@ -33,7 +34,7 @@ export function registerOptionsRoutes(app: FastifyInstance, routes: OptionsRoute
   app.options(
     routes.collection,
     {
-      config: routes.config,
+      config: { ...routes.config, scope: 'public' },
       schema: {
         operationId: collectionId,
         tags: [...routes.tags],
@@ -47,7 +48,7 @@ export function registerOptionsRoutes(app: FastifyInstance, routes: OptionsRoute
   app.options(
     `${routes.collection}/:${routes.idParam}`,
     {
-      config: routes.config,
+      config: { ...routes.config, scope: 'public' },
       schema: {
         operationId: itemId,
         tags: [...routes.tags],

@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox'
-import type { PageFormat } from '../../config.js'
+import type { PageFormat } from '../../config/settings.js'
 import type { RequestedOrder } from './sort.js'
 
 /**

@@ -14,13 +14,13 @@ export interface CatalogueEntry {
 type ErrorCode = Extract<MessageKey, `e.${string}`>
 
 /**
- * The one catalogue of error codes, keyed by code: the error handler takes each answer's
- * status from here, the OpenAPI document its descriptions and examples, and the messages
- * (messages/en.ts, ja.ts) are keyed by the same codes, so the three cannot disagree.
- * Some codes are also answered with a status of HTTP's own (OWN_STATUS_DESCRIPTIONS
- * below, named in problems.ts): `e.ex.fw.8002` with 412 when If-Match fails,
- * `e.ex.fw.7006` with 417 for an Expect the service does not meet, 431 for headers
- * too large and 416 for a Range outside a static file, `e.ex.fw.7003` with 408 for a request not received in time.
+ * The one catalogue of error codes, keyed by code: every answer's status is decided here
+ * (the code's own, or one of HTTP's own in PROBLEMS below), the OpenAPI document takes
+ * its descriptions and examples from here, and the messages (messages/en.ts, ja.ts) are
+ * keyed by the same codes, so the three cannot disagree. The codes answered with a status
+ * of HTTP's own: `e.ex.fw.8002` with 412 when If-Match fails, `e.ex.fw.7006` with 417 for
+ * an Expect the service does not meet, 431 for headers too large and 416 for a Range
+ * outside a static file, `e.ex.fw.7003` with 408 for a request not received in time.
  */
 export const ERROR_CATALOGUE = {
   'e.ex.fw.5001': { status: 404, description: 'The path names no resource.' },
@@ -135,7 +135,42 @@ export function answer<C extends ErrorCode>(
   return { status, code }
 }
 
-/** When a code is answered with a status of HTTP's own (the catalogue's comment names them). */
+/** Every answer the service gives by name: a code, with the catalogue's status or HTTP's own. */
+export const PROBLEMS = {
+  resourceNotFound: answer('e.ex.fw.5001'),
+  todoNotFound: answer('e.ex.td.5001'),
+  memberNotFound: answer('e.ex.mm.5001'),
+  methodNotAllowed: answer('e.ex.fw.6001'),
+  notAcceptable: answer('e.ex.fw.6002'),
+  unsupportedMediaType: answer('e.ex.fw.6003'),
+  unauthenticated: answer('e.ex.fw.6004'),
+  insufficientScope: answer('e.ex.fw.6005'),
+  identityProviderUnavailable: answer('e.ex.fw.9004'),
+  tooManyRequests: answer('e.ex.fw.6006'),
+  bodyValidation: answer('e.ex.fw.7001'),
+  parameterValidation: answer('e.ex.fw.7002'),
+  malformedBody: answer('e.ex.fw.7003'),
+  unknownField: answer('e.ex.fw.7004'),
+  bodyTypeMismatch: answer('e.ex.fw.7005'),
+  parameterTypeMismatch: answer('e.ex.fw.7006'),
+  bodyTooLarge: answer('e.ex.fw.7007'),
+  idempotencyKeyReused: answer('e.ex.fw.7008'),
+  businessRule: answer('e.ex.fw.8001'),
+  signIdInUse: answer('e.ex.mm.8001'),
+  todoAlreadyFinished: answer('e.ex.td.8001'),
+  changedMeanwhile: answer('e.ex.fw.8002'),
+  idempotencyKeyInFlight: answer('e.ex.fw.8003'),
+  expectationFailed: answer('e.ex.fw.7006', 417),
+  headersTooLarge: answer('e.ex.fw.7006', 431),
+  rangeNotSatisfiable: answer('e.ex.fw.7006', 416),
+  requestTimeout: answer('e.ex.fw.7003', 408),
+  preconditionFailed: answer('e.ex.fw.8002', 412),
+  systemError: answer('e.ex.fw.9001'),
+  dataAccessFailure: answer('e.ex.fw.9002'),
+  serviceBusy: answer('e.ex.fw.9005'),
+} as const satisfies Record<string, ErrorAnswer>
+
+/** When a code is answered with a status of HTTP's own (PROBLEMS above names them). */
 const OWN_STATUS_DESCRIPTIONS: Readonly<Record<string, string>> = {
   '412 e.ex.fw.8002': 'If-Match names another version of the resource.',
   '417 e.ex.fw.7006': 'An Expect header other than 100-continue (target Expect).',

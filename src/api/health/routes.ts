@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger } from 'fastify'
 import { Type } from 'typebox'
-import { described, probeErrorResponses } from '../common/responses.js'
+import { described } from '../common/response-schemas.js'
+import { probeErrorResponses } from '../errors/documented-answers.js'
 
 /** The log line of a degradable part that does not answer. */
 const DEGRADED_MESSAGES = {

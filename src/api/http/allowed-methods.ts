@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import FindMyWay from 'find-my-way'
-import { ApiProblem, PROBLEMS } from '../errors/problems.js'
+import { ApiProblem } from '../errors/api-problem.js'
+import { PROBLEMS } from '../errors/catalogue.js'
 
 const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 

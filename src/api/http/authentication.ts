@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AuthConfig } from '../../config.js'
-import { ApiProblem, PROBLEMS } from '../errors/problems.js'
+import type { AuthConfig } from '../../config/settings.js'
+import { ApiProblem } from '../errors/api-problem.js'
+import { PROBLEMS } from '../errors/catalogue.js'
 import { fetchAtMostOncePer } from './key-set-fetch.js'
 
 declare module 'fastify' {
@@ -8,33 +9,6 @@ declare module 'fastify' {
     /** The verified token's `sub`, when authentication is on and the token has one. */
     authenticatedSubject: string | undefined
   }
-  interface FastifyContextConfig {
-    /** The scope the route needs, decided once when it is registered (authentication on). */
-    scope?: Scope
-  }
-}
-
-/** What a token's `scope` claim may grant, each for one resource and one kind of access. */
-export const SCOPES = {
-  'todos:read': 'Read Todos: the list and one by id.',
-  'todos:write': 'Create, finish and delete Todos.',
-  'members:read': 'Search Members and read one by id.',
-  'members:write': 'Create, update and delete Members.',
-} as const
-export type Scope = keyof typeof SCOPES
-
-const READS = new Set(['GET', 'HEAD'])
-const RESOURCE = /^\/api\/v1\/(todos|members)(?:\/|$)/
-
-/**
- * The scope an operation needs: the resource its path names, and whether it only reads.
- * Undefined for what stays open: OPTIONS (a browser's preflight sends no token) and
- * every path that names no resource (the OpenAPI document, health, metrics, docs page).
- */
-export function requiredScope(method: string, routeUrl: string): Scope | undefined {
-  const resource = RESOURCE.exec(routeUrl)?.[1] as 'todos' | 'members' | undefined
-  if (resource === undefined || method === 'OPTIONS') return undefined
-  return `${resource}:${READS.has(method) ? 'read' : 'write'}`
 }
 
 /** The `scope` claim: space-separated (RFC 8693), or, as some providers send it, a list. */
@@ -173,13 +147,10 @@ export async function requireBearerTokens(
     [customFetch]: fetchAtMostOncePer(auth.jwksCooldownMs),
   })
   const keys = failingAsProvider(remoteKeys)
-  context.addHook('onRoute', (route) => {
-    const scope = requiredScope(String(route.method), route.url)
-    route.config = { ...route.config, ...(scope && { scope }) }
-  })
   context.addHook('onRequest', async (request) => {
+    // Declared by the route itself (route-policy.ts).
     const { scope } = request.routeOptions.config
-    if (scope === undefined) return
+    if (scope === undefined || scope === 'public') return
     const token = bearerToken(request)
     if (token === undefined)
       throw new ApiProblem(PROBLEMS.unauthenticated, { headers: challenge() })

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import { abortWithoutStacks } from './stackless-aborts.js'
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void
 
@@ -78,7 +79,7 @@ export class ConnectionLine {
   /** The service stops: the answer in progress is this connection's last. */
   #stopping = false
   /** The answer to bytes Node could not parse, sent once every earlier request is answered. */
-  #finalAnswer: (() => void) | undefined
+  #finalAnswer: ((afterStartedAnswer: boolean) => void) | undefined
 
   constructor(socket: Socket, handle: Handler, policy: LinePolicy) {
     this.#socket = socket
@@ -92,6 +93,7 @@ export class ConnectionLine {
       if (this.#waiting.length >= MAX_WAITING) socket.pause()
     })
     socket.once('close', () => this.#close())
+    abortWithoutStacks(socket)
   }
 
   enqueue(exchange: Exchange): void {
@@ -120,13 +122,14 @@ export class ConnectionLine {
    * whose body was still arriving is the broken one: it is dropped, unexecuted. The
    * answer goes out after the others', unless one of theirs closes the connection.
    */
-  endWith(answer: () => void): void {
+  endWith(answer: (afterStartedAnswer: boolean) => void): void {
     if (this.#closed || this.#finalAnswer !== undefined) return
     const last = this.#waiting.at(-1) ?? this.#running
     if (last !== undefined && !last.request.complete) {
       if (last === this.#running) {
         this.#close()
-        answer()
+        // The route may have answered before the body it never read was all sent.
+        answer(last.response.headersSent)
         return
       }
       this.#dropWaiting(this.#waiting.length - 1)
@@ -198,7 +201,7 @@ export class ConnectionLine {
     const answer = this.#finalAnswer
     if (answer === undefined) return
     this.#close()
-    answer()
+    answer(false)
   }
 
   #close(): void {

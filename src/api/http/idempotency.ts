@@ -1,8 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Alongside, TransactionScope } from '../../domain/common/unit-of-work.js'
+import type { Alongside } from '../../domain/common/unit-of-work.js'
 import type { StoredOutcome } from '../../domain/idempotency/model.js'
-import type { IdempotencyService, RequestDescription } from '../../domain/idempotency/service.js'
-import { ApiProblem, PROBLEMS } from '../errors/problems.js'
+import type {
+  IdempotencyScope,
+  IdempotencyService,
+  RequestDescription,
+} from '../../domain/idempotency/service.js'
+import { ApiProblem } from '../errors/api-problem.js'
+import { PROBLEMS } from '../errors/catalogue.js'
 
 /** 1 to 255 visible ASCII characters (decisions §7). */
 const KEY = /^[\x21-\x7e]{1,255}$/
@@ -11,13 +16,6 @@ const KEY = /^[\x21-\x7e]{1,255}$/
 export const IDEMPOTENCY_KEY_PATTERN = KEY.source
 
 declare module 'fastify' {
-  interface FastifyContextConfig {
-    /**
-     * The route honours an Idempotency-Key (decisions §7): `config: { idempotent: true }`.
-     * Its handler answers a creation with `answerCreated`.
-     */
-    idempotent?: boolean
-  }
   interface FastifyRequest {
     /** The Idempotency-Key this request holds while it is processed. */
     idempotency: HeldKey | null
@@ -28,7 +26,7 @@ interface HeldKey {
   readonly key: string
   readonly claimedAt: Date
   /** Stores the outcome in the unit of work that creates the resource. */
-  keepIn(scope: TransactionScope, outcome: StoredOutcome): Promise<void>
+  keepIn(scope: IdempotencyScope, outcome: StoredOutcome): Promise<void>
 }
 
 /** Fields whose values are secrets: they enter the fingerprint only through a slow hash. */
@@ -85,7 +83,7 @@ export interface CreatedAnswer<Resource> {
 export async function answerCreated<Created, Resource>(
   request: FastifyRequest,
   reply: FastifyReply,
-  create: (alongside?: Alongside<Created>) => Promise<Created>,
+  create: (alongside?: Alongside<Created, IdempotencyScope>) => Promise<Created>,
   answerOf: (created: Created) => CreatedAnswer<Resource>,
 ): Promise<Resource | FastifyReply> {
   const held = request.idempotency
@@ -116,7 +114,7 @@ export async function answerCreated<Created, Resource>(
 }
 
 /**
- * Idempotency-Keys on the routes that opt in with `config: { idempotent: true }`. The
+ * Idempotency-Keys on the routes whose policy says `idempotent`. The
  * key is checked once the request is known to be valid, so a rejected request holds no
  * key. A creation stores its answer in its own transaction (`answerCreated`); any other
  * outcome (a 409, a 4xx) is stored after the fact, before it is sent, so a retry
@@ -126,20 +124,25 @@ export async function answerCreated<Created, Resource>(
 export function honourIdempotencyKeys(context: FastifyInstance, service: IdempotencyService): void {
   context.decorateRequest('idempotency', null)
 
-  const admit = async (request: FastifyRequest, reply: FastifyReply) => {
+  /** Whether the request was answered with a stored outcome. */
+  const admit = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
     const key = request.headers['idempotency-key']
-    if (key === undefined) return
+    if (key === undefined) return false
     if (typeof key !== 'string' || !KEY.test(key)) {
       throw new ApiProblem(PROBLEMS.parameterTypeMismatch)
     }
     const admission = await service.admit(key, describeRequest(request))
-    if (admission.kind === 'replay') return replay(reply, admission.outcome)
+    if (admission.kind === 'replay') {
+      replay(reply, admission.outcome)
+      return true
+    }
     const { claimedAt } = admission
     request.idempotency = {
       key,
       claimedAt,
       keepIn: (scope, outcome) => service.completeIn(scope, key, claimedAt, outcome),
     }
+    return false
   }
 
   const keepOutcome = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
@@ -164,10 +167,15 @@ export function honourIdempotencyKeys(context: FastifyInstance, service: Idempot
     return payload
   }
 
-  // Only the routes that ask for it carry the hooks: the others pay nothing for them.
-  context.addHook('onRoute', (route) => {
-    if (route.config?.idempotent !== true) return
-    route.preHandler = [...[route.preHandler ?? []].flat(), admit]
-    route.onSend = [...[route.onSend ?? []].flat(), keepOutcome]
+  // The routes whose policy says `idempotent` (route-policy.ts; their handlers answer a
+  // creation with `answerCreated`); the others pass straight through.
+  context.addHook('preHandler', (request, reply, done) => {
+    if (request.routeOptions.config.idempotent !== true) return done()
+    // A replayed outcome is the answer: the request goes no further.
+    admit(request, reply).then((replayed) => (replayed ? undefined : done()), done)
+  })
+  context.addHook('onSend', (request, reply, payload, done) => {
+    if (request.idempotency === null) return done(null, payload)
+    keepOutcome(request, reply, payload).then((kept) => done(null, kept), done)
   })
 }

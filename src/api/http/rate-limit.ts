@@ -1,8 +1,9 @@
 import type { normalizeIP as NormalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
-import type { RateLimitConfig } from '../../config.js'
-import { ApiProblem, PROBLEMS } from '../errors/problems.js'
+import type { RateLimitConfig } from '../../config/settings.js'
+import { ApiProblem } from '../errors/api-problem.js'
+import { PROBLEMS } from '../errors/catalogue.js'
 
 /** Where the counters are shared: a Redis connection (infra/redis/connect-redis.ts). */
 export interface RateLimitStore {

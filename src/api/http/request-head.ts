@@ -1,5 +1,6 @@
-import type { FastifyRequest } from 'fastify'
-import { ApiProblem, PROBLEMS } from '../errors/problems.js'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { ApiProblem } from '../errors/api-problem.js'
+import { PROBLEMS } from '../errors/catalogue.js'
 
 /** The one expectation HTTP defines; Node has already answered it with 100 Continue. */
 const CONTINUE = /^100-continue$/i
@@ -54,4 +55,9 @@ export function mustCloseAfterAnswer(request: FastifyRequest): boolean {
     raw.httpVersionMinor === 0 &&
     raw.headers['transfer-encoding'] !== undefined
   )
+}
+
+/** Every request's head checked before anything else of it is looked at. */
+export function checkRequestHeads(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => done(checkRequestHead(request)))
 }

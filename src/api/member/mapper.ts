@@ -1,5 +1,4 @@
 import type { Static } from 'typebox'
-import { formatInstant } from '../../domain/common/instant.js'
 import type { Member } from '../../domain/member/model.js'
 import type { MemberResource } from './schemas.js'
 
@@ -16,10 +15,10 @@ export function toMemberResource(member: Member): Static<typeof MemberResource> 
     address: member.address,
     credential: {
       signId: member.credential.signId,
-      passwordLastChangedAt: formatInstant(member.credential.passwordLastChangedAt),
-      lastModifiedAt: formatInstant(member.credential.lastModifiedAt),
+      passwordLastChangedAt: member.credential.passwordLastChangedAt.toISOString(),
+      lastModifiedAt: member.credential.lastModifiedAt.toISOString(),
     },
-    createdAt: formatInstant(member.createdAt),
-    lastModifiedAt: formatInstant(member.lastModifiedAt),
+    createdAt: member.createdAt.toISOString(),
+    lastModifiedAt: member.lastModifiedAt.toISOString(),
   }
 }

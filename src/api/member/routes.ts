@@ -1,22 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { PageFormat } from '../../config.js'
+import type { PageFormat } from '../../config/settings.js'
+import type { IdempotencyScope } from '../../domain/idempotency/service.js'
 import type { Member, MemberSearch, SortableProperty } from '../../domain/member/model.js'
-import type { MemberService } from '../../domain/member/service.js'
+import type { MemberScope, MemberService } from '../../domain/member/service.js'
 import { registerOptionsRoutes } from '../common/options-routes.js'
 import { toPage } from '../common/page.js'
+import { described, noBody } from '../common/response-schemas.js'
+import { parseSort } from '../common/sort.js'
+import type { Violation } from '../errors/constraints.js'
 import {
   BODY_ERRORS,
   BODY_FORMAT_ERRORS,
-  BUSY_ERRORS,
-  described,
   errorResponses,
-  IDEMPOTENCY_ERRORS,
-  noBody,
   PRECONDITION_ERRORS,
   QUERY_ERRORS,
-} from '../common/responses.js'
-import { parseSort } from '../common/sort.js'
-import type { Violation } from '../errors/problems.js'
+} from '../errors/documented-answers.js'
 import { etagOf, ifMatchCondition, ifNoneMatchHits } from '../http/etag.js'
 import { answerCreated } from '../http/idempotency.js'
 import { locationOf } from '../http/location.js'
@@ -33,13 +31,15 @@ import {
 } from './schemas.js'
 
 export interface MemberRoutesOptions {
-  readonly service: MemberService
+  /** Its creations keep an Idempotency-Key's outcome in their own transaction. */
+  readonly service: MemberService<MemberScope & IdempotencyScope>
   readonly pageFormat: PageFormat
 }
 
 const tags = ['members']
 /** Every answer of these routes may carry personal data. */
-const config = { noStore: true }
+const reading = { scope: 'members:read', noStore: true } as const
+const writing = { scope: 'members:write', noStore: true } as const
 const UPDATE_FIELD_ORDER = fieldOrder(MemberUpdateBody)
 
 /**
@@ -61,7 +61,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
   app.get(
     '/members',
     {
-      config,
+      config: { ...reading, cost: 'search' },
       schema: {
         operationId: 'searchMembers',
         description:
@@ -74,7 +74,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
             searchResponses.either,
             'A MemberPage; with unpaged=true, a plain array of every matching Member.',
           ),
-          ...errorResponses(QUERY_ERRORS, BUSY_ERRORS),
+          ...errorResponses(QUERY_ERRORS),
         },
       },
     },
@@ -111,10 +111,10 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
         body: MemberCreateBody,
         response: {
           201: described(MemberResource, 'The created member.', ['ETag', 'Location']),
-          ...errorResponses(BODY_ERRORS, 'e.ex.mm.8001', IDEMPOTENCY_ERRORS, BUSY_ERRORS),
+          ...errorResponses(BODY_ERRORS, 'e.ex.mm.8001'),
         },
       },
-      config: { ...config, idempotent: true },
+      config: { ...writing, idempotent: true, cost: 'hashing' },
     },
     async (request, reply) => {
       const { credential, ...profile } = request.body
@@ -138,7 +138,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
   app.get(
     '/members/:memberId',
     {
-      config,
+      config: reading,
       schema: {
         operationId: 'getMember',
         description:
@@ -165,7 +165,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
   app.put(
     '/members/:memberId',
     {
-      config,
+      config: writing,
       schema: {
         operationId: 'updateMember',
         description:
@@ -198,7 +198,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
   app.delete(
     '/members/:memberId',
     {
-      config,
+      config: writing,
       schema: {
         operationId: 'deleteMember',
         description:
@@ -224,7 +224,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
     params: MemberPath,
     tags,
     operationIds: ['membersOptions', 'memberOptions'],
-    config,
+    config: { noStore: true },
     notFound: 'e.ex.mm.5001',
     noun: 'member',
     exists: (id) => service.get(id),

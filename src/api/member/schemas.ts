@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import type { PageFormat } from '../../config.js'
+import type { PageFormat } from '../../config/settings.js'
 import { CODE_LISTS } from '../../domain/common/code-lists.js'
 import { SORTABLE_PROPERTIES } from '../../domain/member/model.js'
 import { object, text } from '../common/fields.js'

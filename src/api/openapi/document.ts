@@ -1,10 +1,10 @@
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
-import type { PageFormat } from '../../config.js'
-import { ApiErrorSchema } from '../common/responses.js'
+import type { PageFormat } from '../../config/settings.js'
+import { ApiErrorSchema } from '../errors/api-error.js'
 import { HealthSchema } from '../health/routes.js'
-import { SCOPES } from '../http/authentication.js'
 import { JSON_CONTENT_TYPE } from '../http/media-types.js'
+import { SCOPES } from '../http/route-policy.js'
 import { memberComponents } from '../member/schemas.js'
 import { todoComponents } from '../todo/schemas.js'
 import { operationDocumenter } from './operation.js'
@@ -121,8 +121,12 @@ function withRequiredHeaders<T>(document: T): T {
  */
 export function serveOpenApi(api: FastifyInstance): void {
   let bytes: Buffer | undefined
-  api.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
-    bytes ??= Buffer.from(JSON.stringify(api.swagger()))
-    return reply.type(JSON_CONTENT_TYPE).send(bytes)
-  })
+  api.get(
+    '/openapi.json',
+    { schema: { hide: true }, config: { scope: 'public' } },
+    async (_request, reply) => {
+      bytes ??= Buffer.from(JSON.stringify(api.swagger()))
+      return reply.type(JSON_CONTENT_TYPE).send(bytes)
+    },
+  )
 }

@@ -1,17 +1,13 @@
 import type { RouteOptions } from 'fastify'
 import {
-  authenticationErrorResponses,
-  mergedResponses,
-  rateLimitErrorResponses,
-} from '../common/responses.js'
-import { BEFORE_ROUTING_STATUSES } from '../errors/catalogue.js'
-import { requiredScope, type Scope } from '../http/authentication.js'
-import {
   type HeaderDoc,
   REQUEST_HEADERS,
   RESPONSE_HEADERS,
   type ResponseHeaderName,
-} from './headers.js'
+} from '../common/documented-headers.js'
+import { BEFORE_ROUTING_STATUSES } from '../errors/catalogue.js'
+import { withPolicyAnswers } from '../errors/documented-answers.js'
+import type { Scope } from '../http/route-policy.js'
 import { publishSchema } from './published-schema.js'
 import { withValidationExamples } from './validation-examples.js'
 
@@ -110,9 +106,10 @@ function documentResponse(route: RouteOptions, status: number, response: Schema)
 }
 
 /**
- * The `transform` of @fastify/swagger: one route's schema as its operation's. With
- * authentication on, an operation that needs a scope names it (security) and lists the
- * answers of authentication.
+ * The `transform` of @fastify/swagger: one route's schema as its operation's, with the
+ * answers its policy adds (route-policy.ts): with authentication on, an operation that
+ * needs a scope names it (security) and lists the answers of authentication; with
+ * RATE_LIMIT, 429; expensive work, 503; an Idempotency-Key, its refusals.
  */
 export function operationDocumenter({
   authenticated,
@@ -122,7 +119,8 @@ export function operationDocumenter({
   rateLimited: boolean
 }) {
   return (input: { schema: RouteSchema | undefined; url: string; route: RouteOptions }) => {
-    const scope = authenticated ? requiredScope(input.route.method as string, input.url) : undefined
+    const declared = input.route.config?.scope
+    const scope = authenticated && declared !== 'public' ? declared : undefined
     const limited = rateLimited && input.url.startsWith('/api/v1/')
     return documentOperation(input, { scope, limited })
   }
@@ -141,11 +139,12 @@ function documentOperation(
   { scope, limited }: { scope: Scope | undefined; limited: boolean },
 ): Transformed {
   if (!schema || schema.hide) return { schema: schema ?? { hide: true }, url }
-  const responses = mergedResponses(
-    schema.response ?? {},
-    scope !== undefined ? authenticationErrorResponses() : {},
-    limited ? rateLimitErrorResponses() : {},
-  ) as Record<string, Schema>
+  const responses = withPolicyAnswers(schema.response ?? {}, {
+    scoped: scope !== undefined,
+    limited,
+    costly: route.config?.cost !== undefined,
+    idempotent: route.config?.idempotent === true,
+  }) as Record<string, Schema>
   const statuses = new Set(Object.keys(responses).map(Number))
   const isHead = route.method === 'HEAD'
   const published: Schema = { ...schema }

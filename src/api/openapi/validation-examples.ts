@@ -1,6 +1,6 @@
-import { toApiError } from '../error-handler.js'
 import type { ApiErrorBody } from '../errors/api-error.js'
-import { PROBLEMS } from '../errors/problems.js'
+import { PROBLEMS } from '../errors/catalogue.js'
+import { toApiError } from '../errors/to-api-error.js'
 import { validatorCompiler } from '../validation/compiler.js'
 
 type Examples = Record<string, { summary: string; value: unknown }>

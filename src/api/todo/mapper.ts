@@ -1,5 +1,4 @@
 import type { Static } from 'typebox'
-import { formatInstant } from '../../domain/common/instant.js'
 import type { Todo } from '../../domain/todo/model.js'
 import type { TodoResource } from './schemas.js'
 
@@ -8,6 +7,6 @@ export function toTodoResource(todo: Todo): Static<typeof TodoResource> {
     todoId: todo.todoId,
     todoTitle: todo.todoTitle,
     finished: todo.finished,
-    createdAt: formatInstant(todo.createdAt),
+    createdAt: todo.createdAt.toISOString(),
   }
 }

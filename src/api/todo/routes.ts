@@ -1,19 +1,17 @@
 import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import type { IdempotencyScope } from '../../domain/idempotency/service.js'
 import { type Todo, todoVersion } from '../../domain/todo/model.js'
-import type { TodoService } from '../../domain/todo/service.js'
+import type { TodoScope, TodoService } from '../../domain/todo/service.js'
 import { registerOptionsRoutes } from '../common/options-routes.js'
+import { described, noBody } from '../common/response-schemas.js'
 import {
   BODY_ERRORS,
   BODY_FORMAT_ERRORS,
-  BUSY_ERRORS,
-  described,
   errorResponses,
-  IDEMPOTENCY_ERRORS,
-  noBody,
   PRECONDITION_ERRORS,
-} from '../common/responses.js'
+} from '../errors/documented-answers.js'
 import { etagOf, ifMatchCondition, ifNoneMatchHits } from '../http/etag.js'
 import { answerCreated } from '../http/idempotency.js'
 import { jsonArrayStream } from '../http/json-array-stream.js'
@@ -24,7 +22,8 @@ import { toTodoResource } from './mapper.js'
 import { TodoCreateBody, TodoPath, TodoResource } from './schemas.js'
 
 export interface TodoRoutesOptions {
-  readonly service: TodoService
+  /** Its creations keep an Idempotency-Key's outcome in their own transaction. */
+  readonly service: TodoService<TodoScope & IdempotencyScope>
 }
 
 const tags = ['todos']
@@ -46,9 +45,10 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
         // each toTodoResource() with JSON.stringify, the same fields in the same order.
         response: {
           200: Type.Array(TodoResource, { description: 'Every Todo, oldest first.' }),
-          ...errorResponses(BUSY_ERRORS),
+          ...errorResponses(),
         },
       },
+      config: { scope: 'todos:read', cost: 'todo-list' },
     },
     // Every Todo, streamed page by page (decisions §7; see json-array-stream.ts). The first
     // page is read before answering: a database failure then is still a 500 ApiError.
@@ -76,10 +76,10 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
         body: TodoCreateBody,
         response: {
           201: described(TodoResource, 'The created Todo.', ['ETag', 'Location']),
-          ...errorResponses(BODY_ERRORS, IDEMPOTENCY_ERRORS),
+          ...errorResponses(BODY_ERRORS),
         },
       },
-      config: { idempotent: true },
+      config: { scope: 'todos:write', idempotent: true },
     },
     async (request, reply) =>
       answerCreated(
@@ -110,6 +110,7 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
           ...errorResponses('e.ex.td.5001'),
         },
       },
+      config: { scope: 'todos:read' },
     },
     async (request, reply) => {
       const todo = await service.get(request.params.todoId)
@@ -138,6 +139,7 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
             ...errorResponses('e.ex.td.5001', 'e.ex.td.8001', PRECONDITION_ERRORS),
           },
         },
+        config: { scope: 'todos:write' },
       },
       async (request, reply) => {
         const condition = ifMatchCondition(request.headers['if-match'])
@@ -163,6 +165,7 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
           ...errorResponses('e.ex.td.5001', PRECONDITION_ERRORS, BODY_FORMAT_ERRORS),
         },
       },
+      config: { scope: 'todos:write' },
     },
     async (request, reply) => {
       await service.delete(request.params.todoId, ifMatchCondition(request.headers['if-match']))

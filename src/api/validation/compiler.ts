@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv'
 import type { FastifySchemaCompiler } from 'fastify'
-import { ApiProblem, PROBLEMS } from '../errors/problems.js'
+import { ApiProblem } from '../errors/api-problem.js'
+import { PROBLEMS } from '../errors/catalogue.js'
 import { addContractKeywords } from './keywords.js'
 import { fieldOrder, toValidationProblem, type ValidationSource } from './violations.js'
 

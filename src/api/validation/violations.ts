@@ -1,11 +1,7 @@
 import type { ErrorObject } from 'ajv'
-import {
-  ApiProblem,
-  CONSTRAINT_ORDER,
-  type ConstraintName,
-  PROBLEMS,
-  type Violation,
-} from '../errors/problems.js'
+import { ApiProblem } from '../errors/api-problem.js'
+import { PROBLEMS } from '../errors/catalogue.js'
+import { CONSTRAINT_ORDER, type ConstraintName, type Violation } from '../errors/constraints.js'
 import type { MessageArgs } from '../messages/index.js'
 import { KEYWORD } from './keywords.js'
 

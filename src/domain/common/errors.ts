@@ -1,22 +1,44 @@
 /**
- * Typed errors the domain raises. Each carries a message code and its arguments;
- * the api layer alone decides the HTTP status and the localized text.
+ * Typed errors the domain raises: what went wrong, in the domain's terms. The api layer
+ * alone turns each into an error code, an HTTP status and a localized message
+ * (api/errors/domain-errors.ts), so no code of the contract is written here.
  */
 export abstract class DomainError extends Error {
-  constructor(
-    readonly code: string,
-    readonly args: readonly string[] = [],
-  ) {
-    super(`${code}${args.length > 0 ? ` (${args.join(', ')})` : ''}`)
+  constructor(description: string) {
+    super(description)
     this.name = new.target.name
   }
 }
 
-/** The addressed resource does not exist. */
-export class ResourceNotFoundError extends DomainError {}
+/** The resources a request can address by id. */
+export type Resource = 'todo' | 'member'
 
-/** A business rule forbids the operation (for example finishing a finished Todo). */
-export class BusinessRuleError extends DomainError {}
+/** The addressed resource does not exist. */
+export class ResourceNotFoundError extends DomainError {
+  constructor(
+    readonly resource: Resource,
+    readonly id: string,
+  ) {
+    super(`no ${resource} ${id}`)
+  }
+}
+
+/** The business rules an operation can break. */
+export type BusinessRule =
+  /** A finished Todo cannot be finished again. */
+  | 'todo-already-finished'
+  /** Two members cannot share a sign id. */
+  | 'sign-id-in-use'
+
+/** A business rule forbids the operation; `subject` names what it is about (an id, a sign id). */
+export class BusinessRuleError extends DomainError {
+  constructor(
+    readonly rule: BusinessRule,
+    readonly subject: string,
+  ) {
+    super(`${rule}: ${subject}`)
+  }
+}
 
 /** A request asks for more results than the service gives at once. */
 export class ResultLimitExceededError extends DomainError {
@@ -24,28 +46,28 @@ export class ResultLimitExceededError extends DomainError {
     /** The most results the service gives at once. */
     readonly limit: number,
   ) {
-    super('e.ex.fw.7002')
+    super(`more than ${limit} results`)
   }
 }
 
 /** Another request changed the resource between our read and our write. */
 export class OptimisticLockError extends DomainError {
   constructor() {
-    super('e.ex.fw.8002')
+    super('the resource changed meanwhile')
   }
 }
 
 /** The client's precondition (its expected version) does not hold. */
 export class PreconditionFailedError extends DomainError {
   constructor() {
-    super('e.ex.fw.8002')
+    super('the expected version is not the current one')
   }
 }
 
 /** The database could not be reached or failed; the cause is kept for the log only. */
 export class DataAccessError extends DomainError {
   constructor(options?: { cause?: unknown }) {
-    super('e.ex.fw.9002')
+    super('the database failed')
     if (options?.cause !== undefined) this.cause = options.cause
   }
 }
@@ -60,7 +82,7 @@ export class ServiceBusyError extends DomainError {
     readonly retryAfterSeconds: number,
     options?: { cause?: unknown },
   ) {
-    super('e.ex.fw.9005')
+    super('busy')
     if (options?.cause !== undefined) this.cause = options.cause
   }
 }

@@ -10,6 +10,14 @@ export interface VersionCondition {
 
 const CONDITIONAL_ATTEMPTS = 5
 
+/** The one check of a client's precondition: a version it does not expect fails it. */
+export function requirePrecondition(
+  condition: VersionCondition | undefined,
+  version: number,
+): void {
+  if (condition && !condition.matches(version)) throw new PreconditionFailedError()
+}
+
 /**
  * A write guarded by the client's precondition, retried while the precondition still
  * holds of what is stored. `write` acts only on the state it was given and reports
@@ -25,7 +33,7 @@ export async function writeWhilePreconditionHolds<State, Result>(
 ): Promise<Result> {
   for (let attempt = 0; attempt < CONDITIONAL_ATTEMPTS; attempt += 1) {
     const current = await read()
-    if (!condition.matches(versionOf(current))) throw new PreconditionFailedError()
+    requirePrecondition(condition, versionOf(current))
     const result = await write(current)
     if (result !== undefined) return result
   }

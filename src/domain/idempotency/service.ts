@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { Bulkhead } from '../common/bulkhead.js'
+import type { WorkAdmission } from '../common/admission.js'
 import { DomainError } from '../common/errors.js'
-import type { TransactionScope } from '../common/unit-of-work.js'
 import {
   type IdempotencyRecord,
   KEY_LIFETIME_MS,
@@ -10,17 +9,22 @@ import {
 } from './model.js'
 import type { IdempotencyRepository } from './repository.js'
 
+/** What keeping an outcome needs of a unit of work: the keys' repository in the transaction. */
+export interface IdempotencyScope {
+  readonly idempotency: IdempotencyRepository
+}
+
 /** The key was first used with another request (another method, path or body). */
 export class IdempotencyKeyReusedError extends DomainError {
   constructor() {
-    super('e.ex.fw.7008')
+    super('the Idempotency-Key was first used with another request')
   }
 }
 
 /** The first request with the key has not finished yet. */
 export class IdempotencyKeyInFlightError extends DomainError {
   constructor() {
-    super('e.ex.fw.8003')
+    super('the first request with the Idempotency-Key is still being processed')
   }
 }
 
@@ -62,7 +66,7 @@ export class IdempotencyService {
   readonly #repository: IdempotencyRepository
   readonly #now: () => Date
   readonly #slowHash: SlowHash
-  readonly #hashing: Bulkhead
+  readonly #hashing: WorkAdmission
 
   constructor(dependencies: {
     repository: IdempotencyRepository
@@ -70,7 +74,7 @@ export class IdempotencyService {
     /** Hashes the secrets of a request into its fingerprint (see `fingerprint`). */
     slowHash: SlowHash
     /** The slow hash runs within the password hashes' limits (decisions §9). */
-    hashing: Bulkhead
+    hashing: WorkAdmission
   }) {
     this.#repository = dependencies.repository
     this.#now = dependencies.now
@@ -135,7 +139,7 @@ export class IdempotencyService {
    * creation back (the retry that took the key over creates it).
    */
   async completeIn(
-    scope: TransactionScope,
+    scope: IdempotencyScope,
     key: string,
     claimedAt: Date,
     outcome: StoredOutcome,

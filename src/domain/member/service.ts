@@ -1,4 +1,4 @@
-import type { Bulkhead } from '../common/bulkhead.js'
+import type { WorkAdmission } from '../common/admission.js'
 import {
   BusinessRuleError,
   OptimisticLockError,
@@ -17,23 +17,26 @@ import type {
 } from './model.js'
 import type { InsertOutcome, MemberRepository } from './repository.js'
 
-export const MEMBER_NOT_FOUND = 'e.ex.mm.5001'
-export const SIGN_ID_IN_USE = 'e.ex.mm.8001'
 /** The most members one unpaged search returns; a broader search is refused. */
 export const UNPAGED_LIMIT = 1000
 /** Random ids collide about once in 10^17 draws; a few retries make it never surface. */
 const ID_ATTEMPTS = 5
 
-export interface MemberServiceDeps {
+/** What a member write needs of a unit of work: its own repository in the transaction. */
+export interface MemberScope {
+  readonly members: MemberRepository
+}
+
+export interface MemberServiceDeps<Scope extends MemberScope> {
   readonly repository: MemberRepository
   /** Transactions for a create with more writes alongside it. */
-  readonly unitOfWork: UnitOfWork
+  readonly unitOfWork: UnitOfWork<Scope>
   readonly now: () => Date
   readonly newId: () => string
   readonly hashPassword: (password: string) => Promise<string>
   /** Searches and password hashes run admitted, each kind within its own limits (decisions §9). */
-  readonly searches: Bulkhead
-  readonly hashing: Bulkhead
+  readonly searches: WorkAdmission
+  readonly hashing: WorkAdmission
 }
 
 /** Exactly the profile fields, whatever else the source object carries. */
@@ -57,16 +60,16 @@ class NotInserted extends Error {
   }
 }
 
-export class MemberService {
+export class MemberService<Scope extends MemberScope = MemberScope> {
   readonly #repository: MemberRepository
-  readonly #unitOfWork: UnitOfWork
+  readonly #unitOfWork: UnitOfWork<Scope>
   readonly #now: () => Date
   readonly #newId: () => string
   readonly #hashPassword: (password: string) => Promise<string>
-  readonly #searches: Bulkhead
-  readonly #hashing: Bulkhead
+  readonly #searches: WorkAdmission
+  readonly #hashing: WorkAdmission
 
-  constructor(deps: MemberServiceDeps) {
+  constructor(deps: MemberServiceDeps<Scope>) {
     this.#repository = deps.repository
     this.#unitOfWork = deps.unitOfWork
     this.#now = deps.now
@@ -78,7 +81,7 @@ export class MemberService {
 
   async get(memberId: string): Promise<Member> {
     const member = await this.#repository.findById(memberId)
-    if (!member) throw new ResourceNotFoundError(MEMBER_NOT_FOUND, [memberId])
+    if (!member) throw new ResourceNotFoundError('member', memberId)
     return member
   }
 
@@ -103,7 +106,7 @@ export class MemberService {
    * begins: held through 20-40 ms of argon2id, SQLite's one connection would stall
    * every other request.
    */
-  async create(input: NewMember, alongside?: Alongside<Member>): Promise<Member> {
+  async create(input: NewMember, alongside?: Alongside<Member, Scope>): Promise<Member> {
     const signId = input.credential.signId || input.emailAddress.toLowerCase()
     const passwordHash = await this.#hashing.run(() =>
       this.#hashPassword(input.credential.password),
@@ -122,7 +125,7 @@ export class MemberService {
         ? await this.#insertAlongside(member, alongside)
         : await this.#repository.insert(member)
       if (outcome === 'inserted') return member
-      if (outcome === 'sign-id-taken') throw new BusinessRuleError(SIGN_ID_IN_USE, [signId])
+      if (outcome === 'sign-id-taken') throw new BusinessRuleError('sign-id-in-use', signId)
     }
     throw new Error(`no free member id after ${ID_ATTEMPTS} attempts`)
   }
@@ -131,7 +134,10 @@ export class MemberService {
    * One unit of work per attempt: on PostgreSQL a taken id aborts the transaction, so
    * an attempt that did not insert is rolled back and the next one starts afresh.
    */
-  async #insertAlongside(member: Member, alongside: Alongside<Member>): Promise<InsertOutcome> {
+  async #insertAlongside(
+    member: Member,
+    alongside: Alongside<Member, Scope>,
+  ): Promise<InsertOutcome> {
     try {
       return await this.#unitOfWork.run(async (scope) => {
         const outcome = await scope.members.insert(member)
@@ -179,7 +185,7 @@ export class MemberService {
   async delete(memberId: string, condition?: VersionCondition): Promise<void> {
     if (!condition) {
       if (!(await this.#repository.delete(memberId))) {
-        throw new ResourceNotFoundError(MEMBER_NOT_FOUND, [memberId])
+        throw new ResourceNotFoundError('member', memberId)
       }
       return
     }

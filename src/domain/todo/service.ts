@@ -1,48 +1,47 @@
-import type { Bulkhead } from '../common/bulkhead.js'
-import {
-  BusinessRuleError,
-  PreconditionFailedError,
-  ResourceNotFoundError,
-} from '../common/errors.js'
+import type { WorkAdmission } from '../common/admission.js'
+import { BusinessRuleError, ResourceNotFoundError } from '../common/errors.js'
 import type { Alongside, UnitOfWork } from '../common/unit-of-work.js'
-import { type VersionCondition, writeWhilePreconditionHolds } from '../common/version.js'
+import {
+  requirePrecondition,
+  type VersionCondition,
+  writeWhilePreconditionHolds,
+} from '../common/version.js'
 import { type NewTodo, type Todo, todoVersion } from './model.js'
 import type { TodoListPosition, TodoRepository } from './repository.js'
 
-export const TODO_NOT_FOUND = 'e.ex.td.5001'
-export const TODO_ALREADY_FINISHED = 'e.ex.td.8001'
-
 /**
- * Todos per query of the full list. Bigger pages cost more memory for every reader of the
- * list (and V8 lets its heap grow to several times what is live); smaller ones cost more
- * queries. Measured with 300,000 Todos, six full readers and 450 lists pipelined by
- * clients that never read (test/chaos/memory.test.ts), peak RSS SQLite / PostgreSQL:
- * 166 / 214 MB at 100, 240 / 226 MB at 250, 252 / 250 MB at 500; one list alone took
- * 1.3 / 2.3 s at 100, 1.0 / 1.4 s at 500.
+ * Todos per query of the full list: bigger pages cost every reader of the list more
+ * memory, smaller ones more queries (the measurements behind it: docs/performance.md,
+ * "The todo list's page size").
  */
 export const TODO_LIST_PAGE_SIZE = 100
 
-export interface TodoServiceDeps {
+/** What a todo write needs of a unit of work: its own repository in the transaction. */
+export interface TodoScope {
+  readonly todos: TodoRepository
+}
+
+export interface TodoServiceDeps<Scope extends TodoScope> {
   readonly repository: TodoRepository
   /** Transactions for a create with more writes alongside it. */
-  readonly unitOfWork: UnitOfWork
+  readonly unitOfWork: UnitOfWork<Scope>
   readonly now: () => Date
   readonly newId: () => string
   /**
    * The list's page queries, however many clients read it (decisions §9): a new list is
    * admitted or refused at its first page; a list already answering is never refused.
    */
-  readonly lists: Bulkhead
+  readonly lists: WorkAdmission
 }
 
-export class TodoService {
+export class TodoService<Scope extends TodoScope = TodoScope> {
   readonly #repository: TodoRepository
-  readonly #unitOfWork: UnitOfWork
+  readonly #unitOfWork: UnitOfWork<Scope>
   readonly #now: () => Date
   readonly #newId: () => string
-  readonly #lists: Bulkhead
+  readonly #lists: WorkAdmission
 
-  constructor(deps: TodoServiceDeps) {
+  constructor(deps: TodoServiceDeps<Scope>) {
     this.#repository = deps.repository
     this.#unitOfWork = deps.unitOfWork
     this.#now = deps.now
@@ -68,7 +67,7 @@ export class TodoService {
 
   async get(todoId: string): Promise<Todo> {
     const todo = await this.#repository.findById(todoId)
-    if (!todo) throw new ResourceNotFoundError(TODO_NOT_FOUND, [todoId])
+    if (!todo) throw new ResourceNotFoundError('todo', todoId)
     return todo
   }
 
@@ -77,7 +76,7 @@ export class TodoService {
    * `alongside` runs in the insert's transaction (both are stored or neither); without
    * it the insert is a single statement, with no transaction around it.
    */
-  async create(input: NewTodo, alongside?: Alongside<Todo>): Promise<Todo> {
+  async create(input: NewTodo, alongside?: Alongside<Todo, Scope>): Promise<Todo> {
     const todo: Todo = {
       todoId: this.#newId(),
       todoTitle: input.todoTitle,
@@ -98,19 +97,19 @@ export class TodoService {
   /** Open -> finished; there is no way back. */
   async finish(todoId: string, condition?: VersionCondition): Promise<Todo> {
     const current = await this.get(todoId)
-    checkVersion(current, condition)
-    if (current.finished) throw new BusinessRuleError(TODO_ALREADY_FINISHED, [todoId])
+    requirePrecondition(condition, todoVersion(current))
+    if (current.finished) throw new BusinessRuleError('todo-already-finished', todoId)
     const finished = await this.#repository.markFinished(todoId)
     if (finished) return finished
     // Lost a race with another finish or a delete: report what happened to it.
     await this.get(todoId)
-    throw new BusinessRuleError(TODO_ALREADY_FINISHED, [todoId])
+    throw new BusinessRuleError('todo-already-finished', todoId)
   }
 
   async delete(todoId: string, condition?: VersionCondition): Promise<void> {
     if (!condition) {
       if (!(await this.#repository.delete(todoId))) {
-        throw new ResourceNotFoundError(TODO_NOT_FOUND, [todoId])
+        throw new ResourceNotFoundError('todo', todoId)
       }
       return
     }
@@ -155,8 +154,4 @@ class TodoPages implements AsyncIterableIterator<readonly Todo[]> {
     this.#finished = true
     return { done: true, value: undefined }
   }
-}
-
-function checkVersion(todo: Todo, condition: VersionCondition | undefined): void {
-  if (condition && !condition.matches(todoVersion(todo))) throw new PreconditionFailedError()
 }

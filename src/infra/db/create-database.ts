@@ -1,18 +1,28 @@
-import { type Dialect, Kysely, type LogEvent, sql } from 'kysely'
-import type { DatabaseConfig } from '../../config.js'
-import { type DialectProfile, POSTGRES, SQLITE } from './dialect.js'
-import { allowDirectReads } from './direct-reads.js'
+import { type Dialect, Kysely, sql } from 'kysely'
+import type { DatabaseConfig } from './database-config.js'
+import type { EngineTraits, PoolStats } from './engine/traits.js'
+import {
+  type ExecutedQuery,
+  InstrumentedDialect,
+  layered,
+  queryLog,
+  type StatementLayer,
+} from './instrumentation.js'
 import { migrateToLatest } from './migrate.js'
-import type { PoolStats } from './opened-dialect.js'
-import { openPostgres } from './postgres.js'
-import { replicaFirst } from './replica-reads.js'
+import { openPostgres } from './postgres/postgres.js'
+import { POSTGRES } from './postgres/postgres-traits.js'
+import { ReplicaFirstDialect } from './postgres/replica-reads.js'
+import { type DirectRead, type Precompile, precompiler, StatementNames } from './precompiled.js'
 import type { DatabaseSchema } from './schema.js'
-import { readersDialect } from './sqlite/readers.js'
-import { openSqlite } from './sqlite.js'
-import { tracingQueries } from './traced-queries.js'
-import { cancelledReadsBusy, translateError, translatingErrors } from './translate-errors.js'
+import { ReaderThreadsDialect } from './sqlite/readers.js'
+import { openSqlite } from './sqlite/sqlite.js'
+import { SQLITE } from './sqlite/sqlite-traits.js'
+import { tracingStatements } from './traced-statements.js'
+import { cancelledReadsBusy, translatingCalls, translatingErrors } from './translate-errors.js'
 
-export type { PoolStats } from './opened-dialect.js'
+export type { DatabaseConfig } from './database-config.js'
+export type { PoolStats } from './engine/traits.js'
+export type { ExecutedQuery } from './instrumentation.js'
 
 export interface Database {
   readonly db: Kysely<DatabaseSchema>
@@ -24,7 +34,12 @@ export interface Database {
    * primary.
    */
   readonly reads: Kysely<DatabaseSchema>
-  readonly profile: DialectProfile
+  readonly engine: EngineTraits
+  /**
+   * A query compiled once and run many times (precompiled.ts): directly where the engine
+   * allows it, through the same statement layers as every other statement of `db`.
+   */
+  readonly precompile: Precompile
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>
   /** Resolves when the read replica answers; undefined without one. */
@@ -33,6 +48,9 @@ export interface Database {
   poolStats(): PoolStats | undefined
   close(): Promise<void>
 }
+
+/** What a repository uses of its database: the connections, and its precompiled statements. */
+export type RepositoryDatabase = Pick<Database, 'db' | 'reads' | 'precompile'>
 
 export interface DatabaseEvents {
   /** A pooled connection failed (the pool replaces it); worth a log line, not a crash. */
@@ -54,7 +72,7 @@ export interface ReadsOptions {
 }
 
 export interface DatabaseOptions extends DatabaseEvents {
-  /** Every statement as an OpenTelemetry span (traced-queries.ts). */
+  /** Every statement as an OpenTelemetry span (traced-statements.ts). */
   traced?: boolean
   /**
    * Longest a database operation may take: connecting, waiting for a connection or a
@@ -68,28 +86,6 @@ export interface DatabaseOptions extends DatabaseEvents {
 const DEFAULT_TIMEOUT_MS = 1500
 const DEFAULT_READS: ReadsOptions = { connections: 4, timeoutMs: DEFAULT_TIMEOUT_MS }
 
-export interface ExecutedQuery {
-  readonly sql: string
-  readonly parameters: readonly unknown[]
-  readonly durationMs: number
-}
-
-/** Every query with its parameters and duration, for `onQuery`. */
-function queryLog(onQuery: DatabaseEvents['onQuery']) {
-  return (
-    onQuery && {
-      log: (event: LogEvent) =>
-        onQuery({
-          sql: event.query.sql,
-          parameters: event.query.parameters,
-          durationMs: event.queryDurationMillis,
-        }),
-    }
-  )
-}
-
-type Instrument = (dialect: Dialect, profile: DialectProfile) => Dialect
-
 /**
  * The long reads' own connections (`Database.reads`): SQLite's reader threads, or a
  * PostgreSQL pool of their own, whose statement timeout is the read timeout; of the
@@ -99,11 +95,11 @@ async function openLongReads(
   config: DatabaseConfig,
   { connections, timeoutMs }: ReadsOptions,
   events: DatabaseEvents,
-  instrumented: Instrument,
+  statementNames: StatementNames,
 ): Promise<{ dialect: Dialect; ping?: () => Promise<void> }> {
   if (config.kind === 'sqlite') {
     const readers = { file: config.file, size: connections, timeoutMs, busyTimeoutMs: timeoutMs }
-    return { dialect: instrumented(readersDialect(readers), SQLITE) }
+    return { dialect: new ReaderThreadsDialect(readers) }
   }
   const pool = (url: string) =>
     openPostgres({
@@ -111,16 +107,35 @@ async function openLongReads(
       url,
       poolMax: connections === 0 ? config.poolMax : connections,
       timeoutMs,
+      statementNames,
       onConnectionError: events.onConnectionError,
     })
   const primary = await pool(config.url)
-  if (!config.readUrl) return { dialect: instrumented(primary.dialect, POSTGRES) }
+  if (!config.readUrl) return { dialect: primary.dialect }
   const replica = await pool(config.readUrl)
-  const dialect = replicaFirst(replica.dialect, primary.dialect, {
+  const dialect = new ReplicaFirstDialect(replica.dialect, primary.dialect, {
     onFallback: events.onReplicaFallback,
     isCancellation: (error) => POSTGRES.isCancellation(error),
   })
-  return { dialect: instrumented(dialect, POSTGRES), ping: replica.ping }
+  return { dialect, ping: replica.ping }
+}
+
+/**
+ * Every statement's layers, outermost first: errors translated, a cancelled long read
+ * made a busy answer, a span, the query log. The same for Kysely's connections and the
+ * direct reads, so a statement runs one way whatever is switched on.
+ */
+function statementLayers(
+  engine: EngineTraits,
+  { traced, onQuery }: { traced: boolean; onQuery: DatabaseEvents['onQuery'] },
+  cancelled?: StatementLayer,
+): StatementLayer {
+  return layered([
+    translatingErrors(engine),
+    ...(cancelled ? [cancelled] : []),
+    ...(traced ? [tracingStatements(engine)] : []),
+    ...(onQuery ? [queryLog(onQuery)] : []),
+  ])
 }
 
 /** Opens the configured database and brings its schema to the latest migration. */
@@ -134,49 +149,45 @@ export async function createDatabase(
     reads = DEFAULT_READS,
     ...events
   } = options
-  const instrumented = (dialect: Dialect, profile: DialectProfile) =>
-    translatingErrors(traced ? tracingQueries(dialect, profile) : dialect, profile)
-  const busyWhenCancelled = (dialect: Dialect, profile: DialectProfile) =>
-    instrumented(
-      cancelledReadsBusy(dialect, profile, {
-        retryAfterSeconds: Math.max(1, Math.ceil(reads.timeoutMs / 1000)),
-        onCancelled: events.onReadCancelled,
-      }),
-      profile,
-    )
-  const profile = config.kind === 'sqlite' ? SQLITE : POSTGRES
-  const { dialect, poolStats, ping, readDirectly } =
+  const engine = config.kind === 'sqlite' ? SQLITE : POSTGRES
+  const watching = { traced, onQuery: events.onQuery }
+  const statements = statementLayers(engine, watching)
+  const calls = translatingCalls(engine)
+  const longReadStatements = statementLayers(
+    engine,
+    watching,
+    cancelledReadsBusy(engine, {
+      retryAfterSeconds: Math.max(1, Math.ceil(reads.timeoutMs / 1000)),
+      onCancelled: events.onReadCancelled,
+    }),
+  )
+  const names = new StatementNames()
+  const opened =
     config.kind === 'sqlite'
       ? await openSqlite(config.file, timeoutMs)
-      : await openPostgres({ ...config, timeoutMs, onConnectionError: events.onConnectionError })
+      : await openPostgres({
+          ...config,
+          timeoutMs,
+          statementNames: names,
+          onConnectionError: events.onConnectionError,
+        })
   const db = new Kysely<DatabaseSchema>({
-    dialect: instrumented(dialect, profile),
-    ...queryLog(events.onQuery),
+    dialect: new InstrumentedDialect(opened.dialect, { statements, calls }),
   })
   try {
-    await migrateToLatest(db, profile)
+    await migrateToLatest(db, engine)
   } catch (error) {
     await db.destroy()
     throw error
   }
-  // Queries watched one by one (spans, onQuery) all take Kysely's path.
-  if (readDirectly && !traced && !events.onQuery) {
-    const throwTranslated = (error: unknown): never => {
-      throw translateError(error, profile)
-    }
-    allowDirectReads(db, (sql, parameters) => {
-      try {
-        const rows = readDirectly(sql, parameters)
-        return rows instanceof Promise ? rows.catch(throwTranslated) : rows
-      } catch (error) {
-        return throwTranslated(error)
-      }
-    })
-  }
-  const longReads = await openLongReads(config, reads, events, busyWhenCancelled)
+  const { directReads } = opened
+  const readDirectly: DirectRead = (text, parameters) =>
+    directReads.ready(text)
+      ? statements(text, parameters, () => directReads.run(text, parameters))
+      : undefined
+  const longReads = await openLongReads(config, reads, events, names)
   const readsDb = new Kysely<DatabaseSchema>({
-    dialect: longReads.dialect,
-    ...queryLog(events.onQuery),
+    dialect: new InstrumentedDialect(longReads.dialect, { statements: longReadStatements, calls }),
   })
   try {
     // Opened now, not by the first search: SQLite's reader threads start, PostgreSQL connects.
@@ -189,10 +200,11 @@ export async function createDatabase(
   return {
     db,
     reads: readsDb,
-    profile,
-    ping,
+    engine,
+    precompile: precompiler(names, db, readDirectly),
+    ping: opened.ping,
     pingReplica: longReads.ping,
-    poolStats,
+    poolStats: opened.poolStats,
     close: async () => {
       await readsDb.destroy()
       await db.destroy()

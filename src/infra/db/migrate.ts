@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, Migrator, sql } from 'kysely'
-import type { DialectProfile } from './dialect.js'
+import type { EngineTraits } from './engine/traits.js'
 import { createTodo } from './migrations/0001-create-todo.js'
 import { createMember } from './migrations/0002-create-member.js'
 import { createIdempotencyKey } from './migrations/0003-create-idempotency-key.js'
@@ -7,13 +7,18 @@ import { memberSearchIndexes } from './migrations/0004-member-search-indexes.js'
 import type { DatabaseSchema } from './schema.js'
 
 /** Every schema version in order. Names sort in application order; never rename or edit one. */
-function migrations(profile: DialectProfile): Record<string, Migration> {
+function migrations(engine: EngineTraits): Record<string, Migration> {
   return {
-    '0001-create-todo': createTodo(profile),
-    '0002-create-member': createMember(profile),
-    '0003-create-idempotency-key': createIdempotencyKey(profile),
+    '0001-create-todo': createTodo(engine),
+    '0002-create-member': createMember(engine),
+    '0003-create-idempotency-key': createIdempotencyKey(engine),
     '0004-member-search-indexes': memberSearchIndexes(),
   }
+}
+
+/** The names of every migration this release knows, in order (a restore checks a backup's against them). */
+export function migrationNames(engine: EngineTraits): string[] {
+  return Object.keys(migrations(engine))
 }
 
 /**
@@ -23,18 +28,18 @@ function migrations(profile: DialectProfile): Record<string, Migration> {
  */
 export async function migrateToLatest(
   db: Kysely<DatabaseSchema>,
-  profile: DialectProfile,
+  engine: EngineTraits,
 ): Promise<void> {
   // Kysely looks for its own tables in every schema unless told which one is ours: a
   // second service (or test run) in another schema of the database would fool it.
   const schema =
-    profile.kind === 'postgres'
+    engine.kind === 'postgres'
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]
           ?.schema
       : undefined
   const migrator = new Migrator({
     db,
-    provider: { getMigrations: async () => migrations(profile) },
+    provider: { getMigrations: async () => migrations(engine) },
     ...(schema && { migrationTableSchema: schema }),
     // The lock's own transaction holds the migrations (sqlite.ts, postgres.ts).
     disableTransactions: true,

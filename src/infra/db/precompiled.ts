@@ -1,54 +1,76 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely'
-import { directReadsOf } from './direct-reads.js'
+import type { Outcome } from './instrumentation.js'
 
 /** A compiled query, run with the values given, in the order of its stand-ins. */
 export interface Precompiled<Row, Parameters extends unknown[] = unknown[]> {
   (...parameters: Parameters): Promise<Row[]>
-  /** The same compiled query run by `db` (a transaction): nothing is built or compiled again. */
+  /**
+   * The same compiled query run by `db` (a transaction, the long reads' connections),
+   * always through Kysely: nothing is built or compiled again.
+   */
   on<Schema>(db: Kysely<Schema>): Precompiled<Row, Parameters>
+}
+
+/**
+ * Runs a read outside Kysely's connection machinery, through the database's statement
+ * layers (create-database.ts), or answers undefined when it must take Kysely's path.
+ */
+export type DirectRead = (
+  sql: string,
+  parameters: readonly unknown[],
+) => Outcome<unknown[]> | undefined
+
+/**
+ * The SQL of one database's precompiled statements, each with the name it is prepared
+ * under on PostgreSQL (postgres/named-statements.ts): a few fixed texts, never unbounded.
+ */
+export class StatementNames {
+  readonly #names = new Map<string, string>()
+
+  nameOf(sql: string): string | undefined {
+    return this.#names.get(sql)
+  }
+
+  add(sql: string): void {
+    if (!this.#names.has(sql)) this.#names.set(sql, `hot_${this.#names.size + 1}`)
+  }
 }
 
 function bound<Schema, Row, Parameters extends unknown[]>(
   db: Kysely<Schema>,
   compiled: CompiledQuery<Row>,
+  readDirectly: DirectRead | undefined,
 ): Precompiled<Row, Parameters> {
-  const readDirectly = directReadsOf(db)
   const run = async (...parameters: Parameters): Promise<Row[]> => {
     const direct = readDirectly?.(compiled.sql, parameters)
     if (direct !== undefined) return direct as Row[] | Promise<Row[]>
     return (await db.executeQuery<Row>({ ...compiled, parameters })).rows
   }
   return Object.assign(run, {
-    on: <Other>(other: Kysely<Other>) => bound<Other, Row, Parameters>(other, compiled),
+    on: <Other>(other: Kysely<Other>) => bound<Other, Row, Parameters>(other, compiled, undefined),
   })
-}
-
-/** Every precompiled statement's SQL, with the name it is prepared under on PostgreSQL. */
-const HOT_STATEMENTS = new Map<string, string>()
-
-/**
- * The name under which `sql` is prepared once per PostgreSQL connection, if it is one of
- * the precompiled (hot) statements; undefined for any other SQL, which stays unnamed so
- * that a connection never holds an unbounded number of prepared statements.
- */
-export function hotStatementName(sql: string): string | undefined {
-  return HOT_STATEMENTS.get(sql)
 }
 
 /**
  * Kysely builds and compiles a query on every call. A lookup by key runs thousands of
  * times a second with the same SQL, so it is compiled once, with stand-in values, and
- * run with the real ones, given in the same order, outside Kysely's connection machinery
- * where the database allows it (direct-reads.ts). On PostgreSQL it is also a named
- * (prepared) statement, unless DB_PREPARED_STATEMENTS says otherwise (postgres.ts).
+ * run with the real ones, given in the same order: directly where the database allows
+ * it (engine.ts, DirectReads), through Kysely on `db` otherwise. On PostgreSQL it is
+ * also a named (prepared) statement, unless DB_PREPARED_STATEMENTS says otherwise.
  */
-export function precompiled<Schema, Row, Parameters extends unknown[] = unknown[]>(
-  db: Kysely<Schema>,
+export type Precompile = <Row, Parameters extends unknown[] = unknown[]>(
   query: Compilable<Row>,
-): Precompiled<Row, Parameters> {
-  const compiled = query.compile()
-  if (!HOT_STATEMENTS.has(compiled.sql)) {
-    HOT_STATEMENTS.set(compiled.sql, `hot_${HOT_STATEMENTS.size + 1}`)
+) => Precompiled<Row, Parameters>
+
+/** How one database precompiles: its names, its main connections, its direct reads. */
+export function precompiler<Schema>(
+  names: StatementNames,
+  db: Kysely<Schema>,
+  readDirectly: DirectRead,
+): Precompile {
+  return <Row, Parameters extends unknown[] = unknown[]>(query: Compilable<Row>) => {
+    const compiled = query.compile()
+    names.add(compiled.sql)
+    return bound<Schema, Row, Parameters>(db, compiled, readDirectly)
   }
-  return bound(db, compiled)
 }

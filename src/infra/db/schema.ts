@@ -57,3 +57,13 @@ export interface DatabaseSchema {
   member: MemberTable
   member_credential: MemberCredentialTable
 }
+
+/** A stored time stamp as the Date it is: pg reads a Date, SQLite the ISO text. */
+export function toDate(value: Date | string): Date {
+  return value instanceof Date ? value : new Date(value)
+}
+
+/** A stored boolean as the boolean it is: pg reads a boolean, SQLite 0 or 1. */
+export function toBoolean(value: boolean | number): boolean {
+  return value === true || value === 1
+}

@@ -1,7 +1,6 @@
-import type { Dialect } from 'kysely'
 import { DataAccessError, DomainError, ServiceBusyError } from '../../domain/common/errors.js'
-import type { DialectProfile } from './dialect.js'
-import { wrappedDialect } from './wrapped-dialect.js'
+import type { EngineTraits } from './engine/traits.js'
+import { type StatementLayer, watched } from './instrumentation.js'
 
 /** A write broke a unique index; repositories turn it into the domain's own conflict. */
 export class UniqueViolationError extends DataAccessError {
@@ -15,28 +14,33 @@ export class UniqueViolationError extends DataAccessError {
 }
 
 /** A driver's failure as the typed error infra answers with. */
-export function translateError(error: unknown, profile: DialectProfile): Error {
+export function translateError(error: unknown, engine: EngineTraits): Error {
   if (error instanceof DomainError) return error
-  const columns = profile.uniqueViolationColumns(error)
+  const columns = engine.uniqueViolationColumns(error)
   return columns.length > 0
     ? new UniqueViolationError(columns, { cause: error })
     : new DataAccessError({ cause: error })
 }
 
 /**
- * Wraps a Kysely dialect so that every driver failure leaves infra as a typed
- * DataAccessError (or UniqueViolationError): one place instead of a try/catch per query.
+ * Every driver failure leaves infra as a typed DataAccessError (or UniqueViolationError):
+ * one place instead of a try/catch per query. The outermost statement layer, and the
+ * guard of every other driver call (create-database.ts).
  */
-export function translatingErrors(dialect: Dialect, profile: DialectProfile): Dialect {
-  const guard = async <T>(work: () => Promise<T>): Promise<T> => {
+export function translatingErrors(engine: EngineTraits): StatementLayer {
+  const watch = { failed: (error: unknown) => translateError(error, engine) }
+  return (_sql, _parameters, run) => watched(run, watch)
+}
+
+/** The same for every other driver call: connecting, BEGIN, COMMIT, ROLLBACK. */
+export function translatingCalls(engine: EngineTraits) {
+  return async <T>(run: () => Promise<T>): Promise<T> => {
     try {
-      return await work()
+      return await run()
     } catch (error) {
-      throw translateError(error, profile)
+      throw translateError(error, engine)
     }
   }
-
-  return wrappedDialect(dialect, { query: (_query, run) => guard(run), call: guard })
 }
 
 export interface CancelledReads {
@@ -52,18 +56,15 @@ export interface CancelledReads {
  * changed nothing, and a retry later may find the database less loaded.
  */
 export function cancelledReadsBusy(
-  dialect: Dialect,
-  profile: DialectProfile,
+  engine: EngineTraits,
   { retryAfterSeconds, onCancelled }: CancelledReads,
-): Dialect {
-  const guard = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work()
-    } catch (error) {
-      if (!profile.isCancellation(error)) throw error
+): StatementLayer {
+  const watch = {
+    failed: (error: unknown) => {
+      if (!engine.isCancellation(error)) return error
       onCancelled?.()
-      throw new ServiceBusyError(retryAfterSeconds, { cause: error })
-    }
+      return new ServiceBusyError(retryAfterSeconds, { cause: error })
+    },
   }
-  return wrappedDialect(dialect, { query: (_query, run) => guard(run) })
+  return (_sql, _parameters, run) => watched(run, watch)
 }

@@ -1,15 +1,21 @@
 import type { Kysely } from 'kysely'
-import type { TransactionScope, UnitOfWork } from '../../domain/common/unit-of-work.js'
-import type { KyselyIdempotencyRepository } from '../idempotency/idempotency-repository.js'
-import type { KyselyMemberRepository } from '../member/member-repository.js'
-import type { KyselyTodoRepository } from '../todo/todo-repository.js'
+import type { UnitOfWork } from '../../domain/common/unit-of-work.js'
+import type { IdempotencyScope } from '../../domain/idempotency/service.js'
+import type { MemberScope } from '../../domain/member/service.js'
+import type { TodoScope } from '../../domain/todo/service.js'
 import type { DatabaseSchema } from './schema.js'
 
+/** A repository that can also be bound to a transaction (infra/todo, infra/member, …). */
+type Transactional<Repository> = Repository & {
+  inTransaction(trx: Kysely<DatabaseSchema>): Repository
+}
+
+/** Every repository bound to one transaction: what they write commits or rolls back together. */
+export type TransactionScope = TodoScope & MemberScope & IdempotencyScope
+
 /** The repositories a unit of work binds to its transaction. */
-export interface TransactionalRepositories {
-  readonly todos: KyselyTodoRepository
-  readonly members: KyselyMemberRepository
-  readonly idempotency: KyselyIdempotencyRepository
+export type TransactionalRepositories = {
+  readonly [Name in keyof TransactionScope]: Transactional<TransactionScope[Name]>
 }
 
 /**
@@ -17,7 +23,7 @@ export interface TransactionalRepositories {
  * repositories are the given ones bound to the transaction: they share the statements
  * those compiled, so a unit of work costs its BEGIN and COMMIT and little more.
  */
-export class KyselyUnitOfWork implements UnitOfWork {
+export class KyselyUnitOfWork implements UnitOfWork<TransactionScope> {
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
     private readonly repositories: TransactionalRepositories,

@@ -1,9 +1,7 @@
 import type { Kysely, Selectable } from 'kysely'
-import { formatInstant } from '../../domain/common/instant.js'
 import type { IdempotencyRecord, StoredOutcome } from '../../domain/idempotency/model.js'
 import type { IdempotencyRepository } from '../../domain/idempotency/repository.js'
-import { toDate } from '../db/dialect.js'
-import type { DatabaseSchema, IdempotencyKeyTable } from '../db/schema.js'
+import { type DatabaseSchema, type IdempotencyKeyTable, toDate } from '../db/schema.js'
 
 function toRecord(row: Selectable<IdempotencyKeyTable>): IdempotencyRecord {
   const record = {
@@ -35,7 +33,7 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
     // The primary key decides between concurrent claims, on every instance alike.
     const result = await this.db
       .insertInto('idempotency_key')
-      .values({ idempotency_key: key, request_hash: requestHash, created_at: formatInstant(now) })
+      .values({ idempotency_key: key, request_hash: requestHash, created_at: now.toISOString() })
       .onConflict((conflict) => conflict.column('idempotency_key').doNothing())
       .executeTakeFirst()
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1
@@ -60,7 +58,7 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
         etag: outcome.etag,
       })
       .where('idempotency_key', '=', key)
-      .where('created_at', '=', formatInstant(createdAt))
+      .where('created_at', '=', createdAt.toISOString())
       .executeTakeFirst()
     return result.numUpdatedRows > 0n
   }
@@ -77,13 +75,13 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
     return this.db
       .deleteFrom('idempotency_key')
       .where('idempotency_key', '=', key)
-      .where('created_at', '=', formatInstant(createdAt))
+      .where('created_at', '=', createdAt.toISOString())
   }
 
   async deleteCreatedBefore(cutoff: Date): Promise<number> {
     const result = await this.db
       .deleteFrom('idempotency_key')
-      .where('created_at', '<', formatInstant(cutoff))
+      .where('created_at', '<', cutoff.toISOString())
       .executeTakeFirst()
     return Number(result.numDeletedRows)
   }

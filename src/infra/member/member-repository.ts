@@ -1,5 +1,4 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely'
-import { formatInstant } from '../../domain/common/instant.js'
 import type {
   Member,
   MemberPage,
@@ -8,9 +7,9 @@ import type {
   PageRequest,
 } from '../../domain/member/model.js'
 import type { InsertOutcome, MemberRepository } from '../../domain/member/repository.js'
-import { toDate } from '../db/dialect.js'
-import { type Precompiled, precompiled } from '../db/precompiled.js'
-import type { DatabaseSchema } from '../db/schema.js'
+import type { RepositoryDatabase } from '../db/create-database.js'
+import type { Precompiled } from '../db/precompiled.js'
+import { type DatabaseSchema, toDate } from '../db/schema.js'
 import { isStorableText } from '../db/storable-text.js'
 import { UniqueViolationError } from '../db/translate-errors.js'
 import type { MemberSearchQueries } from './member-search.js'
@@ -85,36 +84,38 @@ function profileColumns(profile: MemberProfile) {
 }
 
 export interface MemberRepositoryOptions {
-  /**
-   * Where searches read (create-database.ts): their own connections, off the event loop
-   * and within READ_TIMEOUT, maybe a replica a little behind; `db` when not given.
-   */
-  readonly reads?: Kysely<DatabaseSchema>
-  /** The search's plans (member-search.ts), for the database's dialect. */
+  /** The search's plans (member-search.ts), for the database's engine. */
   readonly searches: MemberSearchQueries
 }
 
 export class KyselyMemberRepository implements MemberRepository {
   readonly #byId: Precompiled<Row, [memberId: string]>
-  readonly #reads: Kysely<DatabaseSchema>
+  readonly #database: RepositoryDatabase
   readonly #searches: MemberSearchQueries
+  private readonly db: Kysely<DatabaseSchema>
 
   constructor(
-    private readonly db: Kysely<DatabaseSchema>,
+    /**
+     * Its main connections, and the long reads' where searches read (create-database.ts):
+     * off the event loop and within READ_TIMEOUT, maybe a replica a little behind.
+     */
+    database: RepositoryDatabase,
     options: MemberRepositoryOptions,
-    /** Given on a transaction: the repository whose compiled statements `db` runs. */
+    /** Given on a transaction: the repository whose compiled statements `database.db` runs. */
     base?: KyselyMemberRepository,
   ) {
-    this.#reads = options.reads ?? db
+    this.#database = database
+    this.db = database.db
     this.#searches = options.searches
     this.#byId = base
-      ? base.#byId.on(db)
-      : precompiled(db, withMemberColumns(this.members().where('m.member_id', '=', '')))
+      ? base.#byId.on(this.db)
+      : database.precompile(withMemberColumns(this.members().where('m.member_id', '=', '')))
   }
 
   /** This repository on a transaction, cheaply: nothing is built or compiled again. */
   inTransaction(trx: Kysely<DatabaseSchema>): KyselyMemberRepository {
-    return new KyselyMemberRepository(trx, { reads: trx, searches: this.#searches }, this)
+    const database = { ...this.#database, db: trx, reads: trx }
+    return new KyselyMemberRepository(database, { searches: this.#searches }, this)
   }
 
   private members(db = this.db): MemberQuery {
@@ -136,8 +137,8 @@ export class KyselyMemberRepository implements MemberRepository {
         .values({
           member_id: member.memberId,
           ...profileColumns(member),
-          created_at: formatInstant(member.createdAt),
-          last_modified_at: formatInstant(member.lastModifiedAt),
+          created_at: member.createdAt.toISOString(),
+          last_modified_at: member.lastModifiedAt.toISOString(),
           version: member.version,
         })
         .execute()
@@ -147,8 +148,8 @@ export class KyselyMemberRepository implements MemberRepository {
           member_id: member.memberId,
           sign_id: member.credential.signId,
           password_hash: member.credential.passwordHash,
-          password_last_changed_at: formatInstant(member.credential.passwordLastChangedAt),
-          last_modified_at: formatInstant(member.credential.lastModifiedAt),
+          password_last_changed_at: member.credential.passwordLastChangedAt.toISOString(),
+          last_modified_at: member.credential.lastModifiedAt.toISOString(),
         })
         .execute()
     }
@@ -172,7 +173,7 @@ export class KyselyMemberRepository implements MemberRepository {
       .updateTable('member')
       .set({
         ...profileColumns(member),
-        last_modified_at: formatInstant(member.lastModifiedAt),
+        last_modified_at: member.lastModifiedAt.toISOString(),
         version: member.version,
       })
       .where('member_id', '=', member.memberId)
@@ -206,7 +207,7 @@ export class KyselyMemberRepository implements MemberRepository {
   }
 
   #inSnapshot<T>(read: (trx: Kysely<DatabaseSchema>) => Promise<T>): Promise<T> {
-    return this.#reads
+    return this.#database.reads
       .transaction()
       .setIsolationLevel('repeatable read')
       .setAccessMode('read only')

@@ -1,8 +1,8 @@
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely'
-import type { MemberSearch, PageRequest, SortableProperty } from '../../domain/member/model.js'
-import type { DialectProfile } from '../db/dialect.js'
-import type { MEMBER_ORDER_INDEXES } from '../db/migrations/0004-member-search-indexes.js'
+import type { MemberSearch, PageRequest } from '../../domain/member/model.js'
+import type { EngineTraits } from '../db/engine/traits.js'
 import type { DatabaseSchema } from '../db/schema.js'
+import { inOrder, type OrderKey, orderOf, type Slice, sliceOf } from './member-search-order.js'
 import { type PrefixRange, prefixRange } from './prefix-range.js'
 
 /*
@@ -33,14 +33,6 @@ import { type PrefixRange, prefixRange } from './prefix-range.js'
 /** At most this many matches are gathered and sorted; more are walked. */
 export const GATHER_LIMIT = 10_000
 
-type Column = keyof typeof MEMBER_ORDER_INDEXES
-type Direction = 'asc' | 'desc'
-
-interface OrderKey {
-  readonly column: Column
-  readonly direction: Direction
-}
-
 type Name = 'first_name' | 'last_name'
 
 /** The matches of each name: first names in range, and last names in range whose first name is not. */
@@ -63,52 +55,14 @@ interface Block {
   readonly size: number
 }
 
-const COLUMNS: Readonly<Record<SortableProperty, Column>> = {
-  memberId: 'member_id',
-  firstName: 'first_name',
-  lastName: 'last_name',
-  dateOfBirth: 'date_of_birth',
-  emailAddress: 'email_address',
-  createdAt: 'created_at',
-  lastModifiedAt: 'last_modified_at',
-}
-
 type Db = Kysely<DatabaseSchema>
 /** A count as each driver reads it: a number (SQLite), a string (pg's bigint). */
 type Counted = number | string | bigint
 type MemberExpressions = ExpressionBuilder<DatabaseSchema & { m: DatabaseSchema['member'] }, 'm'>
 
-/** The search's keys, then member_id ascending; nothing after member_id, which is unique. */
-function orderOf(search: MemberSearch): OrderKey[] {
-  const keys: OrderKey[] = []
-  for (const { property, direction } of search.sort) {
-    keys.push({ column: COLUMNS[property], direction: direction === 'ASC' ? 'asc' : 'desc' })
-    if (property === 'memberId') return keys
-  }
-  keys.push({ column: 'member_id', direction: 'asc' })
-  return keys
-}
-
-const flipped = (direction: Direction): Direction => (direction === 'asc' ? 'desc' : 'asc')
-
-/** Where a page starts in the order it is read in, and whether that order is reversed. */
-interface Slice {
-  readonly order: readonly OrderKey[]
-  readonly start: number
-  readonly count: number
-  readonly reversed: boolean
-}
-
-function sliceOf(order: readonly OrderKey[], offset: number, size: number, total: number): Slice {
-  const count = Math.min(size, total - offset)
-  if (offset + count / 2 <= total / 2) return { order, start: offset, count, reversed: false }
-  const reversedOrder = order.map((key) => ({ ...key, direction: flipped(key.direction) }))
-  return { order: reversedOrder, start: total - offset - count, count, reversed: true }
-}
-
 export class MemberSearchQueries {
   constructor(
-    private readonly profile: DialectProfile,
+    private readonly engine: EngineTraits,
     private readonly gatherLimit = GATHER_LIMIT,
   ) {}
 
@@ -241,7 +195,7 @@ export class MemberSearchQueries {
     slice: Slice,
   ): Promise<string[]> {
     const [first, ...rest] = slice.order as [OrderKey, ...OrderKey[]]
-    const walk = this.profile.indexWalk
+    const walk = this.engine.indexWalk
     if (walk.setup) await walk.setup.execute(db)
     const matching = (eb: MemberExpressions) =>
       eb.or(
@@ -282,17 +236,6 @@ export class MemberSearchQueries {
       .execute()
     return rows.map((row) => row.member_id)
   }
-}
-
-function inOrder<Q extends { orderBy(column: never, direction: Direction): Q }>(
-  query: Q,
-  order: readonly OrderKey[],
-): Q {
-  let ordered = query
-  for (const { column, direction } of order) {
-    ordered = ordered.orderBy(`m.${column}` as never, direction)
-  }
-  return ordered
 }
 
 function inRange(

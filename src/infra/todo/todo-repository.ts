@@ -1,10 +1,9 @@
 import { type Kysely, type Selectable, sql } from 'kysely'
-import { formatInstant } from '../../domain/common/instant.js'
 import type { Todo } from '../../domain/todo/model.js'
 import type { TodoListPosition, TodoRepository } from '../../domain/todo/repository.js'
-import { toBoolean, toDate } from '../db/dialect.js'
-import { type Precompiled, precompiled } from '../db/precompiled.js'
-import type { DatabaseSchema, TodoTable } from '../db/schema.js'
+import type { RepositoryDatabase } from '../db/create-database.js'
+import type { Precompiled } from '../db/precompiled.js'
+import { type DatabaseSchema, type TodoTable, toBoolean, toDate } from '../db/schema.js'
 import { isStorableText } from '../db/storable-text.js'
 
 function toTodo(row: Selectable<TodoTable>): Todo {
@@ -28,44 +27,51 @@ export class KyselyTodoRepository implements TodoRepository {
     [createdAt: string, todoId: string, limit: number]
   >
 
+  readonly #database: RepositoryDatabase
+  private readonly db: Kysely<DatabaseSchema>
+
   constructor(
-    private readonly db: Kysely<DatabaseSchema>,
-    /** Where the list is read: a replica may serve it (create-database.ts), a little behind. */
-    reads: Kysely<DatabaseSchema> = db,
-    /** Given on a transaction: the repository whose compiled statements `db` runs. */
+    /** Its main connections, and the long reads' where the list is read, a little behind. */
+    database: RepositoryDatabase,
+    /** Given on a transaction: the repository whose compiled statements `database.db` runs. */
     base?: KyselyTodoRepository,
   ) {
+    const { db, reads, precompile } = database
+    this.#database = database
+    this.db = db
     if (base) {
       this.#byId = base.#byId.on(db)
       this.#firstPage = base.#firstPage.on(reads)
       this.#pageAfter = base.#pageAfter.on(reads)
       return
     }
-    this.#byId = precompiled(db, db.selectFrom('todo').selectAll().where('todo_id', '=', ''))
+    this.#byId = precompile(db.selectFrom('todo').selectAll().where('todo_id', '=', ''))
     // The list in index order (todo_created_at_idx): each page starts where the last ended.
     // Row values compare both columns in that order, on both databases. The time stamp is
     // bound as the ISO text it is stored as: SQLite compares that text (its order is time
     // order, as every stamp has the same form), PostgreSQL reads it as a timestamptz.
     const list = db.selectFrom('todo').selectAll().orderBy('created_at').orderBy('todo_id')
-    this.#firstPage = precompiled(reads, list.limit(0))
-    this.#pageAfter = precompiled(
-      reads,
+    this.#firstPage = precompile<Selectable<TodoTable>, [limit: number]>(list.limit(0)).on(reads)
+    this.#pageAfter = precompile<
+      Selectable<TodoTable>,
+      [createdAt: string, todoId: string, limit: number]
+    >(
       list
         .where(({ eb, refTuple, tuple }) =>
           eb(refTuple('created_at', 'todo_id'), '>', tuple('', '')),
         )
         .limit(0),
-    )
+    ).on(reads)
   }
 
   /** This repository on a transaction, cheaply: nothing is built or compiled again. */
   inTransaction(trx: Kysely<DatabaseSchema>): KyselyTodoRepository {
-    return new KyselyTodoRepository(trx, trx, this)
+    return new KyselyTodoRepository({ ...this.#database, db: trx, reads: trx }, this)
   }
 
   async listAfter(after: TodoListPosition | undefined, limit: number): Promise<Todo[]> {
     const rows = after
-      ? await this.#pageAfter(formatInstant(after.createdAt), after.todoId, limit)
+      ? await this.#pageAfter(after.createdAt.toISOString(), after.todoId, limit)
       : await this.#firstPage(limit)
     return rows.map(toTodo)
   }
@@ -82,7 +88,7 @@ export class KyselyTodoRepository implements TodoRepository {
       .values({
         todo_id: todo.todoId,
         todo_title: todo.todoTitle,
-        created_at: formatInstant(todo.createdAt),
+        created_at: todo.createdAt.toISOString(),
       })
       .execute()
   }

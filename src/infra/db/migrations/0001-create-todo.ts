@@ -1,7 +1,7 @@
 import { type Kysely, type Migration, sql } from 'kysely'
-import type { DialectProfile } from '../dialect.js'
+import type { EngineTraits } from '../engine/traits.js'
 
-export function createTodo(profile: DialectProfile): Migration {
+export function createTodo(engine: EngineTraits): Migration {
   return {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -9,7 +9,7 @@ export function createTodo(profile: DialectProfile): Migration {
         .addColumn('todo_id', 'varchar(36)', (column) => column.primaryKey())
         .addColumn('todo_title', 'varchar(30)', (column) => column.notNull())
         .addColumn('finished', 'boolean', (column) => column.notNull().defaultTo(sql`false`))
-        .addColumn('created_at', sql.raw(profile.timestampType), (column) => column.notNull())
+        .addColumn('created_at', sql.raw(engine.timestampType), (column) => column.notNull())
         .execute()
       // The list is read in this order.
       await db.schema

@@ -1,31 +1,31 @@
 import { type Kysely, type Migration, sql } from 'kysely'
-import type { DialectProfile } from '../dialect.js'
+import type { EngineTraits } from '../engine/traits.js'
 
-export function createMember(profile: DialectProfile): Migration {
-  const timestamp = sql.raw(profile.timestampType)
+export function createMember(engine: EngineTraits): Migration {
+  const timestamp = sql.raw(engine.timestampType)
   return {
     async up(db: Kysely<unknown>) {
       await db.schema
         .createTable('member')
-        .addColumn('member_id', profile.text(10), (column) => column.primaryKey())
-        .addColumn('first_name', profile.text(128), (column) => column.notNull())
-        .addColumn('last_name', profile.text(128), (column) => column.notNull())
-        .addColumn('gender_code', profile.text(1), (column) => column.notNull())
-        .addColumn('date_of_birth', sql.raw(profile.dateType), (column) => column.notNull())
-        .addColumn('email_address', profile.text(256), (column) => column.notNull())
-        .addColumn('telephone_number', profile.text(20))
-        .addColumn('zip_code', profile.text(20))
-        .addColumn('address', profile.text(256))
+        .addColumn('member_id', engine.text(10), (column) => column.primaryKey())
+        .addColumn('first_name', engine.text(128), (column) => column.notNull())
+        .addColumn('last_name', engine.text(128), (column) => column.notNull())
+        .addColumn('gender_code', engine.text(1), (column) => column.notNull())
+        .addColumn('date_of_birth', sql.raw(engine.dateType), (column) => column.notNull())
+        .addColumn('email_address', engine.text(256), (column) => column.notNull())
+        .addColumn('telephone_number', engine.text(20))
+        .addColumn('zip_code', engine.text(20))
+        .addColumn('address', engine.text(256))
         .addColumn('created_at', timestamp, (column) => column.notNull())
         .addColumn('last_modified_at', timestamp, (column) => column.notNull())
         .addColumn('version', 'integer', (column) => column.notNull())
         .execute()
       await db.schema
         .createTable('member_credential')
-        .addColumn('member_id', profile.text(10), (column) =>
+        .addColumn('member_id', engine.text(10), (column) =>
           column.primaryKey().references('member.member_id').onDelete('cascade'),
         )
-        .addColumn('sign_id', profile.text(256), (column) => column.notNull())
+        .addColumn('sign_id', engine.text(256), (column) => column.notNull())
         .addColumn('password_hash', 'text', (column) => column.notNull())
         .addColumn('password_last_changed_at', timestamp, (column) => column.notNull())
         .addColumn('last_modified_at', timestamp, (column) => column.notNull())

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import type SqliteDatabase from 'better-sqlite3'
-import { loadSqliteDriver } from '../sqlite-driver.js'
+import { loadSqliteDriver } from './sqlite-driver.js'
 
 /**
  * One reader thread (readers.ts): its own read-only connection to the database file,

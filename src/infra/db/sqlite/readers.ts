@@ -3,12 +3,9 @@ import { Worker } from 'node:worker_threads'
 import {
   CompiledQuery,
   type DatabaseConnection,
-  type Dialect,
   type Driver,
   type QueryResult,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
+  SqliteDialect,
 } from 'kysely'
 import { ServiceBusyError } from '../../../domain/common/errors.js'
 import { readerScript } from './reader-script.js'
@@ -258,12 +255,18 @@ class ReadersDriver implements Driver {
   }
 }
 
-/** Kysely over reader threads: SQLite's SQL, statements run on whichever reader is free. */
-export function readersDialect(options: ReadersOptions): Dialect {
-  return {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new ReadersDriver(options),
-    createIntrospector: (db) => new SqliteIntrospector(db),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
+/**
+ * Kysely over reader threads: SQLite's dialect (its SQL, adapter and introspection), its
+ * statements run on whichever reader is free instead of one connection.
+ */
+export class ReaderThreadsDialect extends SqliteDialect {
+  constructor(private readonly options: ReadersOptions) {
+    super({
+      database: () => Promise.reject(new Error('the reader threads open their own connections')),
+    })
+  }
+
+  override createDriver(): Driver {
+    return new ReadersDriver(this.options)
   }
 }

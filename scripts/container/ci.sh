@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# CI's container step (.ci/run): the image built for real from the Dockerfile, on local
+# base images (no container registry is reachable), then test/operations/container.test.ts
+# runs it with podman on SQLite and on PostgreSQL (TEST_DATABASE_URL). Prints how long the
+# local base and the image took to build and the image's size. Extra arguments go to vitest.
+#
+# Needs, as root: podman, runc and debootstrap (Debian's packages; .ci/run installs them),
+# and the project's node_modules (vitest). Starts from nothing: the images of an earlier run
+# are removed first, so no run depends on another (nor fills the disk).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+for command in podman runc debootstrap; do
+  command -v "$command" >/dev/null || {
+    echo "$command is missing: apt-get install podman runc debootstrap" >&2
+    exit 1
+  }
+done
+# This machine's podman needs these settings (see the file).
+export CONTAINERS_CONF="$PWD/scripts/container/containers.conf"
+
+version="$(node -p 'require("./package.json").version')"
+image="localhost/todo-member-api:$version"
+podman rmi --ignore --force "$image" localhost/todo-member-api-base:runtime \
+  localhost/todo-member-api-base:build >/dev/null
+
+started=$SECONDS
+base_args="$(scripts/container/local-base.sh)"
+base_seconds=$((SECONDS - started))
+
+started=$SECONDS
+# --network=host: npm ci inside the build reaches the registry as the machine does.
+# --jobs=2: the two build stages (dependencies, bundle) at once. --layers=false: no
+# intermediate images to keep. --format docker: OCI images have no HEALTHCHECK.
+mkdir -p test-output
+log=test-output/container-build.log
+# shellcheck disable=SC2086
+podman build --network=host --jobs=2 --layers=false --format docker $base_args \
+  --build-arg VERSION="$version" --build-arg REVISION="$(git rev-parse HEAD)" \
+  --tag "$image" . >"$log" 2>&1 || {
+  tail -n 60 "$log" >&2
+  echo "podman build failed: the whole log is $log" >&2
+  exit 1
+}
+image_seconds=$((SECONDS - started))
+
+size="$(podman image inspect --format '{{.Size}}' "$image")"
+echo "Container image $image: $((size / 1000000)) MB ($size bytes); built in ${image_seconds} s, after ${base_seconds} s for the local base images"
+
+TEST_CONTAINER_IMAGE="$image" npx vitest run test/operations/container.test.ts "$@"

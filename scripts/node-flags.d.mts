@@ -1,0 +1,1 @@
+export declare const NODE_FLAGS: readonly string[]

@@ -1,0 +1,18 @@
+import { sql } from 'kysely'
+import { type EngineTraits, errorField } from '../engine/traits.js'
+
+export const POSTGRES: EngineTraits = {
+  kind: 'postgres',
+  timestampType: 'timestamptz(3)',
+  dateType: 'date',
+  text: (maxLength) => sql.raw(`varchar(${maxLength}) collate "C"`),
+  uniqueViolationColumns: (error) => {
+    if (errorField(error, 'code') !== '23505') return []
+    // detail: "Key (sign_id)=(a@example.com) already exists."
+    const columns = /^Key \(([^)]*)\)=/.exec(errorField(error, 'detail') ?? '')?.[1] ?? ''
+    return columns.split(', ')
+  },
+  // query_canceled: the statement timeout (or a cancel request) stopped the statement.
+  isCancellation: (error) => errorField(error, 'code') === '57014',
+  indexWalk: { filterColumn: (column) => column, setup: sql`set local enable_sort = off` },
+}

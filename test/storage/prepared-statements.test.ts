@@ -1,0 +1,71 @@
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { DatabaseConfig } from '../../src/config/settings.js'
+import { createDatabase } from '../../src/infra/db/create-database.js'
+import { repositoriesOf } from '../../src/infra/repositories.js'
+import { type IsolatedDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
+
+/**
+ * DB_PREPARED_STATEMENTS on PostgreSQL: the hot statements (lookups by id) are prepared
+ * once per connection under a name and then run by it; other SQL stays unnamed. `auto`
+ * names them unless the service is told it sits behind a transaction pooler.
+ */
+describe.skipIf(!POSTGRES_TARGET.available)('prepared statements on postgres', () => {
+  let isolated: IsolatedDatabase
+  beforeAll(async () => {
+    isolated = await POSTGRES_TARGET.create()
+  })
+  afterAll(async () => {
+    await isolated?.drop()
+  })
+
+  /** The statements prepared on the connection of one transaction that looks up by id twice. */
+  async function preparedAfterLookups(namedStatements: boolean | undefined) {
+    const config = isolated.config as Extract<DatabaseConfig, { kind: 'postgres' }>
+    const database = await createDatabase(
+      namedStatements === undefined ? config : { ...config, namedStatements },
+    )
+    try {
+      const { todos, members } = repositoriesOf(database)
+      return await database.db.transaction().execute(async (trx) => {
+        for (let time = 0; time < 2; time += 1) {
+          expect(await todos.inTransaction(trx).findById('no-such-todo')).toBeUndefined()
+          expect(await members.inTransaction(trx).findById('NoSuchId00')).toBeUndefined()
+        }
+        const { rows } = await sql<{ name: string; statement: string }>`
+          select name, statement from pg_prepared_statements order by name`.execute(trx)
+        return rows
+      })
+    } finally {
+      await database.close()
+    }
+  }
+
+  const behindTransactionPooler = () =>
+    (isolated.config as { pooler?: string }).pooler === 'transaction'
+
+  const hot = (rows: { name: string; statement: string }[]) =>
+    rows.filter(({ name }) => name.startsWith('hot_'))
+  const bothLookups = [
+    { name: expect.stringMatching(/^hot_\d+$/), statement: expect.stringMatching(/from "todo"/) },
+    { name: expect.stringMatching(/^hot_\d+$/), statement: expect.stringMatching(/from "member"/) },
+  ]
+
+  it('auto: names the lookups by id directly, and sends them unnamed behind a transaction pooler', async () => {
+    const prepared = hot(await preparedAfterLookups(undefined))
+    if (behindTransactionPooler()) expect(prepared).toEqual([])
+    else expect(prepared).toEqual(expect.arrayContaining(bothLookups))
+    if (!behindTransactionPooler()) expect(prepared).toHaveLength(2)
+  })
+
+  it('on: names them (a transaction pooler must track them: PgBouncer 1.21+)', async (context) => {
+    if (behindTransactionPooler()) context.skip('PgBouncer 1.18 cannot track named statements')
+    const prepared = hot(await preparedAfterLookups(true))
+    expect(prepared).toHaveLength(2)
+    expect(prepared).toEqual(expect.arrayContaining(bothLookups))
+  })
+
+  it('off: names nothing', async () => {
+    expect(hot(await preparedAfterLookups(false))).toEqual([])
+  })
+})

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { availableParallelism } from 'node:os'
 import type { AdmissionLimits } from '../domain/common/admission.js'
 import type { DatabaseConfig, PoolerMode } from '../infra/db/database-config.js'
 import { parseServerOptions } from '../infra/db/postgres/session-settings.js'
@@ -115,6 +116,19 @@ function integer(min: number, max: number) {
     }
     return value
   }
+}
+
+/**
+ * Long reads at once: a number, or `auto` for the cores Node may use less one (at least
+ * one), so that reads never take the core the event loop answers everyone else on. Not
+ * the default: on PostgreSQL each place is a connection, which must not grow with the host.
+ */
+function readConcurrency(raw: string): number {
+  return raw === 'auto' ? allCoresButOne(availableParallelism()) : integer(0, 1000)(raw)
+}
+
+export function allCoresButOne(cores: number): number {
+  return Math.max(1, cores - 1)
 }
 
 function postgresUrl(raw: string): string {
@@ -478,17 +492,17 @@ export const SETTINGS = {
   },
   searchConcurrency: {
     name: 'SEARCH_CONCURRENCY',
-    default: '2',
+    default: '1',
     description:
-      'Member searches run at once; more wait in a queue (QUEUE_LENGTH, QUEUE_TIMEOUT), then are answered 503 e.ex.fw.9005 with Retry-After. 0: no limit.',
-    parse: integer(0, 1000),
+      'Member searches run at once; more wait in a queue (QUEUE_LENGTH, QUEUE_TIMEOUT), then are answered 503 e.ex.fw.9005 with Retry-After. auto: the CPUs Node may use (os.availableParallelism()) less one, at least 1. 0: no limit.',
+    parse: readConcurrency,
   },
   todoListConcurrency: {
     name: 'TODO_LIST_CONCURRENCY',
-    default: '2',
+    default: '1',
     description:
-      'Pages of the todo list read at once, whoever reads it; a new list waits or is refused like a search, one already answering only waits. 0: no limit.',
-    parse: integer(0, 1000),
+      'Pages of the todo list read at once, whoever reads it; a new list waits or is refused like a search, one already answering only waits. auto and 0 as for SEARCH_CONCURRENCY.',
+    parse: readConcurrency,
   },
   hashConcurrency: {
     name: 'HASH_CONCURRENCY',

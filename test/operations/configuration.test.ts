@@ -1,7 +1,11 @@
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig, SETTINGS } from '../../src/config/settings.js'
+import { allCoresButOne, ConfigError, loadConfig, SETTINGS } from '../../src/config/settings.js'
+
+/** What SEARCH_CONCURRENCY=auto and TODO_LIST_CONCURRENCY=auto give on this machine. */
+const ALL_CORES_BUT_ONE = Math.max(1, availableParallelism() - 1)
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -29,13 +33,27 @@ describe('configuration', () => {
       rateLimit: undefined,
       tracing: false,
       workLimits: {
-        searches: { concurrency: 2, queueLength: 64, queueTimeoutMs: 1000 },
-        todoLists: { concurrency: 2, queueLength: 64, queueTimeoutMs: 1000 },
+        searches: { concurrency: 1, queueLength: 64, queueTimeoutMs: 1000 },
+        todoLists: { concurrency: 1, queueLength: 64, queueTimeoutMs: 1000 },
         hashing: { concurrency: 2, queueLength: 64, queueTimeoutMs: 1000 },
       },
       readTimeoutMs: 1000,
     })
   })
+
+  it.each([
+    [1, 1],
+    [2, 1],
+    [8, 7],
+  ])(
+    'leaves the event loop a core: on %i cores, auto runs %i long reads at once',
+    (cores, reads) => {
+      expect(allCoresButOne(cores)).toBe(reads)
+      const { workLimits } = loadConfig({ SEARCH_CONCURRENCY: 'auto', TODO_LIST_CONCURRENCY: '5' })
+      expect(workLimits.searches.concurrency).toBe(ALL_CORES_BUT_ONE)
+      expect(workLimits.todoLists.concurrency).toBe(5)
+    },
+  )
 
   it('reads every variable', () => {
     expect(
@@ -157,6 +175,8 @@ describe('configuration', () => {
     ['SHUTDOWN_DRAIN', '1.5'],
     ['READY_TIMEOUT', '0'],
     ['SEARCH_CONCURRENCY', '-1'],
+    ['SEARCH_CONCURRENCY', 'automatic'],
+    ['TODO_LIST_CONCURRENCY', 'all'],
     ['HASH_CONCURRENCY', 'two'],
     ['QUEUE_LENGTH', '1e3'],
     ['QUEUE_TIMEOUT', '0'],

@@ -183,6 +183,23 @@ export async function expectStillServing(suite: SuiteServer): Promise<void> {
   expect(exchange.responses[0]?.status, describeExchange(exchange)).toBe(200)
 }
 
+/**
+ * An answer that ends the connection: it was the only one, the server closed, none of
+ * `notStored` (a refused request's title, those pipelined after it) was stored, and a
+ * new connection is still served.
+ */
+export async function expectClosedAfterOneAnswer(
+  suite: SuiteServer,
+  exchanged: RawExchange,
+  notStored: readonly string[],
+): Promise<void> {
+  expect(exchanged.responses.length, describeExchange(exchanged)).toBe(1)
+  expect(exchanged.closedByServer).toBe(true)
+  const stored = await storedTitles(suite.database)
+  for (const title of notStored) expect(stored).not.toContain(title)
+  await expectStillServing(suite)
+}
+
 export function exchange(
   suite: SuiteServer,
   bytes: RawBytes | readonly RawBytes[],

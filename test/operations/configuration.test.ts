@@ -49,11 +49,14 @@ describe('configuration', () => {
     'leaves the event loop a core: on %i cores, auto runs %i long reads at once',
     (cores, reads) => {
       expect(allCoresButOne(cores)).toBe(reads)
-      const { workLimits } = loadConfig({ SEARCH_CONCURRENCY: 'auto', TODO_LIST_CONCURRENCY: '5' })
-      expect(workLimits.searches.concurrency).toBe(ALL_CORES_BUT_ONE)
-      expect(workLimits.todoLists.concurrency).toBe(5)
     },
   )
+
+  it('reads auto for each long-read limit on its own', () => {
+    const { workLimits } = loadConfig({ SEARCH_CONCURRENCY: 'auto', TODO_LIST_CONCURRENCY: '5' })
+    expect(workLimits.searches.concurrency).toBe(ALL_CORES_BUT_ONE)
+    expect(workLimits.todoLists.concurrency).toBe(5)
+  })
 
   it('reads every variable', () => {
     expect(

@@ -35,6 +35,29 @@ describe('the cause each refusal names (SQLite)', () => {
     return answer
   }
 
+  it.each(['%7B%7D', '%7Bid%7D', '%7B0'])(
+    'puts an id with braces (%s) in its message as it is, a value and no placeholder',
+    async (id) => {
+      const answer = await answerTo(rawRequest('GET', `/api/v1/todos/${id}`))
+      expect(answer?.status).toBe(404)
+      expect(answer?.json).toEqual({
+        code: 'e.ex.td.5001',
+        message: `Specified todo not found. todo id : ${decodeURIComponent(id)}`,
+      })
+    },
+  )
+
+  it('tells a placeholder of the catalogue left in a message from braces in a value', () => {
+    const notFound = (id: string) => ({
+      code: 'e.ex.td.5001',
+      message: `Specified todo not found. todo id : ${id}`,
+    })
+    expect(causeViolations(404, notFound('{}'), FEATURES_OFF)).toEqual([])
+    expect(causeViolations(404, notFound('{0}'), FEATURES_OFF)).toEqual([
+      'unfilled placeholder in "Specified todo not found. todo id : {0}"',
+    ])
+  })
+
   it.each([
     '/api/docs/static/%2e%2e/%2e%2e/package.json',
     '/api/docs/static/%2E%2E/package.json',

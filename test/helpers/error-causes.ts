@@ -1,4 +1,5 @@
 import { isErrorCode, statusesOf } from '../../src/api/errors/catalogue.js'
+import { en } from '../../src/api/messages/en.js'
 
 /** What the server under test has switched on: the codes that only those parts answer. */
 export interface ServerFeatures {
@@ -14,8 +15,15 @@ const CODES_OF_FEATURES: Readonly<Record<string, keyof ServerFeatures>> = {
   'e.ex.fw.6006': 'rateLimit',
 }
 
-/** A placeholder left in a message: `{0}`, `{max}`. */
-const PLACEHOLDER = /\{[^}\s]*\}/
+/**
+ * A placeholder of the catalogue left in a message (`{0}`, `{max}`): only the names the
+ * messages use, since a value put in a message may hold braces of its own (an id `{}`).
+ */
+const PLACEHOLDER = new RegExp(
+  [...new Set(Object.values(en).flatMap((text) => text.match(/\{\w+\}/g) ?? []))]
+    .map((placeholder) => placeholder.replace(/[{}]/g, '\\$&'))
+    .join('|'),
+)
 
 /**
  * The ways an ApiError answer fails to name its cause: a code outside the catalogue, a

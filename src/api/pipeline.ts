@@ -58,19 +58,23 @@ import { countRequests, type RequestMetrics } from './metrics/request-metrics.js
  *                    the keys).
  *                    http/rate-limit.ts (/api/v1, when RATE_LIMIT is set): requests per
  *                    client, the token's subject or the address (429).
- *  5. preParsing     http/request-body.ts: a charset or Content-Encoding the service
- *                    does not read is 415, before the body is read.
+ *  5. preParsing     http/request-body.ts, on routes that read a body: a charset or
+ *                    Content-Encoding the service does not read is 415, before the
+ *                    body is read.
  *  6. parsing        http/request-body.ts: only application/json (415), at most
  *                    BODY_LIMIT bytes (413), UTF-8 JSON (400 e.ex.fw.7003).
- *  7. preValidation  http/json-context.ts: a body the route needs is there (400).
+ *  7. preValidation  http/json-context.ts, on routes that read a body: it is there (400).
  *  8. validation     validation/compiler.ts: unknown fields 7004, types 7005/7006,
  *                    rules 7001/7002.
  *  9. preHandler     http/idempotency.ts: Idempotency-Key admission, on the routes whose
  *                    policy says `idempotent`.
  * 10. handler        <resource>/routes.ts, calling the domain's services.
- * 11. onSend         http/idempotency.ts: an outcome not stored with the resource.
+ * 11. onSend         http/idempotency.ts, on the same routes: an outcome not stored with
+ *                    the resource.
  * 12. onResponse     metrics/request-metrics.ts counts the answer; http/request-log.ts
  *                    writes the log line.
+ * Stages 5, 7, 9 and 11 are hooks of the routes that need them (http/route-hooks.ts), so
+ * a request for any other route does not run them at all.
  * A failure at any stage: errors/send-api-error.ts answers it, mapped to an ApiError by
  * errors/to-api-error.ts, the one mapping.
  *

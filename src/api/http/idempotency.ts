@@ -8,6 +8,7 @@ import type {
 } from '../../domain/idempotency/service.js'
 import { ApiProblem } from '../errors/api-problem.js'
 import { PROBLEMS } from '../errors/catalogue.js'
+import { addRouteHook } from './route-hooks.js'
 
 /** 1 to 255 visible ASCII characters (decisions §7). */
 const KEY = /^[\x21-\x7e]{1,255}$/
@@ -167,15 +168,17 @@ export function honourIdempotencyKeys(context: FastifyInstance, service: Idempot
     return payload
   }
 
-  // The routes whose policy says `idempotent` (route-policy.ts; their handlers answer a
-  // creation with `answerCreated`); the others pass straight through.
-  context.addHook('preHandler', (request, reply, done) => {
-    if (request.routeOptions.config.idempotent !== true) return done()
-    // A replayed outcome is the answer: the request goes no further.
-    admit(request, reply).then((replayed) => (replayed ? undefined : done()), done)
-  })
-  context.addHook('onSend', (request, reply, payload, done) => {
-    if (request.idempotency === null) return done(null, payload)
-    keepOutcome(request, reply, payload).then((kept) => done(null, kept), done)
+  // Only on the routes whose policy says `idempotent` (route-policy.ts; their handlers
+  // answer a creation with `answerCreated`); the others do not meet these stages at all.
+  context.addHook('onRoute', (route) => {
+    if (route.config?.idempotent !== true) return
+    addRouteHook(route, 'preHandler', (request, reply, done) => {
+      // A replayed outcome is the answer: the request goes no further.
+      admit(request, reply).then((replayed) => (replayed ? undefined : done()), done)
+    })
+    addRouteHook(route, 'onSend', (request, reply, payload, done) => {
+      if (request.idempotency === null) return done(null, payload)
+      keepOutcome(request, reply, payload).then((kept) => done(null, kept), done)
+    })
   })
 }

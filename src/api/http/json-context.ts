@@ -3,6 +3,7 @@ import { ApiProblem } from '../errors/api-problem.js'
 import { PROBLEMS } from '../errors/catalogue.js'
 import { acceptsJson, JSON_CONTENT_TYPE } from './media-types.js'
 import { acceptJsonBodies } from './request-body.js'
+import { addRouteHook, readsBody } from './route-hooks.js'
 
 /**
  * The conventions of a JSON context (the API, the health checks), in the order of
@@ -15,8 +16,10 @@ export function applyJsonContext(context: FastifyInstance): void {
     reply.header('content-type', JSON_CONTENT_TYPE)
     done(acceptsJson(request.headers.accept) ? undefined : new ApiProblem(PROBLEMS.notAcceptable))
   })
-  context.addHook('preValidation', (request, _reply, done) => {
-    const missing = request.body === undefined && request.routeOptions.schema?.body !== undefined
-    done(missing ? new ApiProblem(PROBLEMS.malformedBody) : undefined)
+  context.addHook('onRoute', (route) => {
+    if (!readsBody(route)) return
+    addRouteHook(route, 'preValidation', (request, _reply, done) => {
+      done(request.body === undefined ? new ApiProblem(PROBLEMS.malformedBody) : undefined)
+    })
   })
 }

@@ -2,6 +2,7 @@ import { parse as parseContentType } from 'content-type'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiProblem } from '../errors/api-problem.js'
 import { PROBLEMS } from '../errors/catalogue.js'
+import { addRouteHook, readsBody } from './route-hooks.js'
 
 /** Throws on bytes that are not UTF-8 (a lone surrogate's encoding, overlongs, stray bytes). */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
@@ -48,13 +49,12 @@ export function acceptJsonBodies(app: FastifyInstance): void {
     }
   })
   // Before the body is read, so that such a body is refused with 415 even when too large.
-  app.addHook('preParsing', (request, _reply, payload, done) => {
-    const reads = request.routeOptions.schema?.body !== undefined
-    if (reads && !isReadableAsSent(request)) {
-      done(new ApiProblem(PROBLEMS.unsupportedMediaType))
-      return
-    }
-    done(null, payload)
+  app.addHook('onRoute', (route) => {
+    if (!readsBody(route)) return
+    addRouteHook(route, 'preParsing', (request, _reply, payload, done) => {
+      if (isReadableAsSent(request)) done(null, payload)
+      else done(new ApiProblem(PROBLEMS.unsupportedMediaType))
+    })
   })
 }
 

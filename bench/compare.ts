@@ -3,7 +3,8 @@
  * Every server runs on the same core and gets the same request rate at the same time,
  * so the noise of a shared machine falls on all of them alike; each round reports each
  * server's CPU per answer as a ratio to the first one's. Far steadier than measuring one
- * after the other: it is how the changes of docs/performance.md were measured.
+ * after the other: it is how the changes of docs/performance.md were measured. `--rounds`
+ * is rounded up to a multiple of the number of servers (legs, below).
  *
  *   npm run bench:compare -- --path /api/v1/todos/<id> base=dist-base/server.js new=dist/server.js
  *   npm run bench:compare -- --path /api/v1/todos/<id> \
@@ -40,13 +41,14 @@ const databaseUrl =
 
 interface Target {
   readonly name: string
-  readonly server: Running
+  readonly script: string
+  readonly env: Record<string, string>
   readonly path: string
   readonly cpuPerAnswer: number[]
   readonly ratios: number[]
 }
 
-async function startTarget(spec: string): Promise<Target> {
+function targetOf(spec: string): Target {
   const [name, definition = ''] = spec.split(/=(.*)/s, 2)
   const [script = '', ...settings] = definition.split(',')
   const env: Record<string, string> = { DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' }
@@ -58,49 +60,71 @@ async function startTarget(spec: string): Promise<Target> {
   const path = script.includes('bench/references/')
     ? (options.path as string).replace(/^\/api\/v1/, '')
     : (options.path as string)
-  const server = await start(script, env, path, options.cpus)
-  return { name: name as string, server, path, cpuPerAnswer: [], ratios: [] }
+  return { name: name as string, script, env, path, cpuPerAnswer: [], ratios: [] }
 }
 
-const running: Target[] = []
-for (const spec of targets) running.push(await startTarget(spec))
-const load = (target: Target, seconds: number) =>
+const all = targets.map(targetOf)
+const load = (server: Running, path: string, seconds: number) =>
   autocannon({
-    url: `${target.server.base}${target.path}`,
+    url: `${server.base}${path}`,
     connections: Number(options.connections),
     duration: seconds,
     overallRate: Number(options.rate),
   })
 
-// A first, unmeasured round: every server's code compiled and its caches warm.
-await Promise.all(running.map((target) => load(target, 1)))
-for (let round = 1; round <= Number(options.rounds); round += 1) {
-  // Each round starts the loads in another order: whichever starts first would otherwise
-  // be favoured in every round (seen: 0.91 against 1.01 for one pair in the two orders).
-  const startOrder = running.map((_, index) => (index + round) % running.length)
-  const before = running.map((target) => cpuUs(target.server.pid))
-  const loads: Promise<autocannon.Result>[] = []
-  for (const index of startOrder) {
-    loads[index] = load(running[index] as Target, Number(options.seconds))
+/**
+ * The rounds run in legs, one per target, and each leg starts the servers afresh in an
+ * order rotated by one, so that every target spends as many rounds at every place in the
+ * starting order. The place matters by itself: the same build started twice measured
+ * 0.94 against its first copy, round after round (2026-11-27). The loads are started in
+ * a rotated order every round too: whichever starts first would otherwise be favoured
+ * (seen: 0.91 against 1.01 for one pair in the two orders).
+ */
+const legs = all.length
+const roundsPerLeg = Math.max(1, Math.ceil(Number(options.rounds) / legs))
+let round = 0
+for (let leg = 0; leg < legs; leg += 1) {
+  const order = all.map((_, place) => (place + leg) % legs)
+  const servers: Running[] = []
+  for (const index of order) {
+    const target = all[index] as Target
+    servers[index] = await start(target.script, target.env, target.path, options.cpus)
   }
-  const results = await Promise.all(loads)
-  running.forEach((target, index) => {
-    const result = results[index] as autocannon.Result
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: failed answers`)
-    const spent = cpuUs(target.server.pid) - (before[index] as number)
-    target.cpuPerAnswer.push(spent / Math.max(result.requests.total, 1))
-  })
-  const first = (running[0] as Target).cpuPerAnswer.at(-1) as number
-  for (const target of running) target.ratios.push((target.cpuPerAnswer.at(-1) as number) / first)
-  console.log(
-    `Round ${round}: ${running.map((target) => `${target.name} ${(target.cpuPerAnswer.at(-1) as number).toFixed(1)} µs`).join(', ')}`,
-  )
+  // A first, unmeasured round: every server's code compiled and its caches warm, and the
+  // service done compiling its remaining schemas, which it does in the background after
+  // it starts listening (a 1 s warm-up left the first round at up to twice the others).
+  await Promise.all(all.map((target, index) => load(servers[index] as Running, target.path, 3)))
+  for (let inLeg = 0; inLeg < roundsPerLeg; inLeg += 1) {
+    round += 1
+    const before = servers.map((server) => cpuUs(server.pid))
+    const loads: Promise<autocannon.Result>[] = []
+    for (const index of all.map((_, place) => (place + round) % legs)) {
+      loads[index] = load(
+        servers[index] as Running,
+        (all[index] as Target).path,
+        Number(options.seconds),
+      )
+    }
+    const results = await Promise.all(loads)
+    all.forEach((target, index) => {
+      const result = results[index] as autocannon.Result
+      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: failed answers`)
+      const spent = cpuUs((servers[index] as Running).pid) - (before[index] as number)
+      target.cpuPerAnswer.push(spent / Math.max(result.requests.total, 1))
+    })
+    const first = (all[0] as Target).cpuPerAnswer.at(-1) as number
+    for (const target of all) target.ratios.push((target.cpuPerAnswer.at(-1) as number) / first)
+    console.log(
+      `Round ${round} (started ${order.map((index) => all[index]?.name).join(', ')}): ${all.map((target) => `${target.name} ${(target.cpuPerAnswer.at(-1) as number).toFixed(1)} µs`).join(', ')}`,
+    )
+  }
+  for (const server of servers) server.stop()
 }
 console.log(
-  `\n| Server | CPU µs per answer (median) | Ratio to ${running[0]?.name} (median) | Ratios by round |`,
+  `\n| Server | CPU µs per answer (median) | Ratio to ${all[0]?.name} (median) | Ratios by round |`,
 )
 console.log('|---|---|---|---|')
-for (const target of running) {
+for (const target of all) {
   console.log(
     `| ${target.name} | ${median(target.cpuPerAnswer).toFixed(1)} | ${median(target.ratios).toFixed(3)} | ${target.ratios.map((ratio) => ratio.toFixed(2)).join(' ')} |`,
   )

@@ -81,6 +81,26 @@ const load = (server: Running, path: string, seconds: number) =>
  * (seen: 0.91 against 1.01 for one pair in the two orders).
  */
 const legs = all.length
+
+/** One measured round: every server loaded at once, its CPU per answer and ratio kept. */
+async function measureRound(servers: Running[], round: number): Promise<void> {
+  const before = servers.map((server) => cpuUs(server.pid))
+  const loads: Promise<autocannon.Result>[] = []
+  for (const index of all.map((_, place) => (place + round) % legs)) {
+    const target = all[index] as Target
+    loads[index] = load(servers[index] as Running, target.path, Number(options.seconds))
+  }
+  const results = await Promise.all(loads)
+  all.forEach((target, index) => {
+    const result = results[index] as autocannon.Result
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: failed answers`)
+    const spent = cpuUs((servers[index] as Running).pid) - (before[index] as number)
+    target.cpuPerAnswer.push(spent / Math.max(result.requests.total, 1))
+  })
+  const first = (all[0] as Target).cpuPerAnswer.at(-1) as number
+  for (const target of all) target.ratios.push((target.cpuPerAnswer.at(-1) as number) / first)
+}
+
 const roundsPerLeg = Math.max(1, Math.ceil(Number(options.rounds) / legs))
 let round = 0
 for (let leg = 0; leg < legs; leg += 1) {
@@ -94,29 +114,14 @@ for (let leg = 0; leg < legs; leg += 1) {
   // service done compiling its remaining schemas, which it does in the background after
   // it starts listening (a 1 s warm-up left the first round at up to twice the others).
   await Promise.all(all.map((target, index) => load(servers[index] as Running, target.path, 3)))
+  const started = order.map((index) => all[index]?.name).join(', ')
   for (let inLeg = 0; inLeg < roundsPerLeg; inLeg += 1) {
     round += 1
-    const before = servers.map((server) => cpuUs(server.pid))
-    const loads: Promise<autocannon.Result>[] = []
-    for (const index of all.map((_, place) => (place + round) % legs)) {
-      loads[index] = load(
-        servers[index] as Running,
-        (all[index] as Target).path,
-        Number(options.seconds),
-      )
-    }
-    const results = await Promise.all(loads)
-    all.forEach((target, index) => {
-      const result = results[index] as autocannon.Result
-      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: failed answers`)
-      const spent = cpuUs((servers[index] as Running).pid) - (before[index] as number)
-      target.cpuPerAnswer.push(spent / Math.max(result.requests.total, 1))
-    })
-    const first = (all[0] as Target).cpuPerAnswer.at(-1) as number
-    for (const target of all) target.ratios.push((target.cpuPerAnswer.at(-1) as number) / first)
-    console.log(
-      `Round ${round} (started ${order.map((index) => all[index]?.name).join(', ')}): ${all.map((target) => `${target.name} ${(target.cpuPerAnswer.at(-1) as number).toFixed(1)} µs`).join(', ')}`,
+    await measureRound(servers, round)
+    const figures = all.map(
+      (target) => `${target.name} ${(target.cpuPerAnswer.at(-1) as number).toFixed(1)} µs`,
     )
+    console.log(`Round ${round} (started ${started}): ${figures.join(', ')}`)
   }
   for (const server of servers) server.stop()
 }

@@ -100,9 +100,9 @@ const STOP_SEND_TIMEOUT_MS = 1000
 
 /**
  * Stage 1's connections, with their send timeout. During a stop a client taking nothing
- * is let go within a second or two (Node lets one timeout pass while the last write
- * moved), sooner with a shorter SEND_TIMEOUT, and within half a short SHUTDOWN_TIMEOUT,
- * so that an answer nobody takes never holds the stop up to its deadline.
+ * is let go within one to one and a half seconds (the lines' sweep), sooner with a
+ * shorter SEND_TIMEOUT, and within half a short SHUTDOWN_TIMEOUT, so that an answer
+ * nobody takes never holds the stop up to its deadline.
  */
 export function connectionLines(config: Config): ConnectionLines {
   const stopSendTimeoutMs = Math.min(

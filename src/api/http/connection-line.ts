@@ -18,10 +18,8 @@ interface Exchange {
   readonly response: ServerResponse
 }
 
-/** What the lines of one server share: the send timeout, the read-ahead, and their counts. */
+/** What the lines of one server share: the read-ahead, and the counts of clients cut. */
 export interface LinePolicy {
-  /** Longest a client may take no byte of an answer before it is disconnected. */
-  readonly sendTimeoutMs: number
   /** A client was disconnected for taking no byte of an answer. */
   slowClientDisconnected(): void
   /**
@@ -66,7 +64,9 @@ function whenDrained(socket: Socket, then: () => void): void {
  * taken it, and not at all if that answer closed the connection (decisions §2,
  * Connections). Between two requests the line yields to the event loop, so that other
  * connections' requests take turns with a pipelining one (decisions §9). A client that
- * takes no byte of an answer for the policy's send timeout is disconnected.
+ * takes no byte of an answer for the send timeout is disconnected: the lines' sweep
+ * (connection-lines.ts) looks at each socket's unsent bytes, so that a request pays for
+ * no timer of its own.
  */
 export class ConnectionLine {
   readonly #socket: Socket
@@ -80,6 +80,9 @@ export class ConnectionLine {
   #stopping = false
   /** The answer to bytes Node could not parse, sent once every earlier request is answered. */
   #finalAnswer: ((afterStartedAnswer: boolean) => void) | undefined
+  /** The socket's unsent bytes as the sweep last found them, and since when. */
+  #unsent: { bytes: number; written: number; sinceMs: number } | undefined
+  readonly #answeredListener = (): void => this.#answered()
 
   constructor(socket: Socket, handle: Handler, policy: LinePolicy) {
     this.#socket = socket
@@ -98,9 +101,6 @@ export class ConnectionLine {
 
   enqueue(exchange: Exchange): void {
     if (this.#closed) return
-    // From the start: Node gives the socket to the next answer as soon as the one before
-    // is sent, before the line gives it its turn.
-    exchange.response.on('timeout', this.#sendTimedOut)
     if (this.#running === undefined) {
       this.#run(exchange)
       return
@@ -139,43 +139,64 @@ export class ConnectionLine {
   }
 
   /**
-   * The service stops: requests waiting in line are not run, the answer in progress
-   * closes the connection, and the policy's send timeout (shorter now) applies to it
-   * from this moment.
+   * The service stops: requests waiting in line are not run, and the answer in progress
+   * closes the connection.
    */
   stop(): void {
     this.#stopping = true
     this.#dropWaiting(0)
-    if (this.#running !== undefined) this.#socket.setTimeout(this.#policy.sendTimeoutMs)
+  }
+
+  /**
+   * The sweep's look at this connection, every so often: bytes written that the client
+   * has left untaken, the same bytes for `sendTimeoutMs`, disconnect it. No bytes waiting
+   * is a client that took everything, or a handler still at work, which is not the
+   * client's doing. The kernel takes more only once it has sent about a third of its
+   * send buffer (docs/operations.md#connections), and Node sees it when a write of its
+   * own completes: until then the bytes waiting do not change.
+   */
+  sweep(nowMs: number, sendTimeoutMs: number): void {
+    const socket = this.#socket
+    const bytes = socket.writableLength
+    if (bytes === 0) {
+      this.#unsent = undefined
+      return
+    }
+    const written = socket.bytesWritten
+    const unsent = this.#unsent
+    if (unsent === undefined || unsent.bytes !== bytes || unsent.written !== written) {
+      this.#unsent = { bytes, written, sinceMs: nowMs }
+      return
+    }
+    if (nowMs - unsent.sinceMs < sendTimeoutMs) return
+    this.#policy.slowClientDisconnected()
+    socket.destroy()
   }
 
   #run(exchange: Exchange): void {
     this.#running = exchange
-    // Node uses the socket timeout for keep-alive only once an answer leaves the
-    // connection idle, and sets it again then; until that, it is the send timeout.
-    this.#socket.setTimeout(this.#policy.sendTimeoutMs)
-    exchange.response.once('close', () => this.#answered())
+    exchange.response.on('close', this.#answeredListener)
     this.#handle(exchange.request, exchange.response)
   }
 
-  /**
-   * The socket timed out during an answer (a listener here keeps Node from destroying
-   * the socket itself). Node's socket timeout does not fire while a partial write makes
-   * progress: bytes still waiting to be taken mean a client that takes none; no bytes
-   * mean a handler still at work, which is not the client's doing.
-   */
-  readonly #sendTimedOut = (): void => {
-    if (this.#socket.writableLength === 0) return
-    this.#policy.slowClientDisconnected()
-    this.#socket.destroy()
-  }
-
   #answered(): void {
-    if (closedConnection(this.#socket)) {
+    const socket = this.#socket
+    if (closedConnection(socket)) {
       this.#close()
       return
     }
-    whenDrained(this.#socket, () => setImmediate(() => this.#next()))
+    // Nothing waits and the socket took the answer: the line is free at once. A request
+    // arriving later arrives on a later turn of the event loop anyway.
+    const free =
+      this.#waiting.length === 0 &&
+      !this.#stopping &&
+      this.#finalAnswer === undefined &&
+      !socket.writableNeedDrain
+    if (free) {
+      this.#running = undefined
+      return
+    }
+    whenDrained(socket, () => setImmediate(() => this.#next()))
   }
 
   #next(): void {

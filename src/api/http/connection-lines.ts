@@ -6,6 +6,9 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void
 
 const lines = new WeakMap<Socket, ConnectionLine>()
 
+const MIN_SWEEP_PERIOD_MS = 10
+const MAX_SWEEP_PERIOD_MS = 1000
+
 /** The line of a connection, if a request has arrived on it. */
 export function existingLineOf(socket: Socket): ConnectionLine | undefined {
   return lines.get(socket)
@@ -29,6 +32,8 @@ export class ConnectionLines implements LinePolicy {
   readonly #open = new Set<ConnectionLine>()
   readonly #limits: LineLimits
   #stopped = false
+  /** The sweep of the send timeout, while any connection is open. */
+  #sweeper: NodeJS.Timeout | undefined
   #slowClients = 0
   #readAhead = 0
   #pipelinesCut = 0
@@ -80,7 +85,11 @@ export class ConnectionLines implements LinePolicy {
       const made = new ConnectionLine(socket, handle, this)
       lines.set(socket, made)
       this.#open.add(made)
-      socket.once('close', () => this.#open.delete(made))
+      this.#sweeper ??= this.#startSweep()
+      socket.once('close', () => {
+        this.#open.delete(made)
+        if (this.#open.size === 0) this.#stopSweep()
+      })
       if (this.#stopped) made.stop()
       line = made
     }
@@ -91,5 +100,31 @@ export class ConnectionLines implements LinePolicy {
   stop(): void {
     this.#stopped = true
     for (const line of this.#open) line.stop()
+    // The send timeout is shorter from now on: so is the sweep's period.
+    if (this.#sweeper !== undefined) {
+      this.#stopSweep()
+      this.#sweeper = this.#startSweep()
+    }
+  }
+
+  /**
+   * Every quarter of the send timeout (within 10 ms and 1 s), each line looks at its
+   * socket (ConnectionLine.sweep): a client is cut between one and one and a half times
+   * the timeout after it last took a byte.
+   */
+  #startSweep(): NodeJS.Timeout {
+    const timeoutMs = this.sendTimeoutMs
+    const periodMs = Math.min(MAX_SWEEP_PERIOD_MS, Math.max(MIN_SWEEP_PERIOD_MS, timeoutMs / 4))
+    const sweeper = setInterval(() => {
+      const nowMs = performance.now()
+      for (const line of this.#open) line.sweep(nowMs, timeoutMs)
+    }, periodMs)
+    sweeper.unref()
+    return sweeper
+  }
+
+  #stopSweep(): void {
+    clearInterval(this.#sweeper)
+    this.#sweeper = undefined
   }
 }

@@ -181,9 +181,9 @@ export async function createDatabase(
     throw error
   }
   const { directReads } = opened
-  const readDirectly: DirectRead = (text, parameters) =>
+  const readDirectly: DirectRead = (text, parameters, atMostOne) =>
     directReads.ready(text)
-      ? statements(text, parameters, () => directReads.run(text, parameters))
+      ? statements(text, parameters, () => directReads.run(text, parameters, atMostOne))
       : undefined
   const longReads = await openLongReads(config, reads, events, names)
   const readsDb = new Kysely<DatabaseSchema>({

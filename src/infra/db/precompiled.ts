@@ -18,6 +18,7 @@ export interface Precompiled<Row, Parameters extends unknown[] = unknown[]> {
 export type DirectRead = (
   sql: string,
   parameters: readonly unknown[],
+  atMostOne: boolean,
 ) => Outcome<unknown[]> | undefined
 
 /**
@@ -36,18 +37,26 @@ export class StatementNames {
   }
 }
 
+/** How a query is precompiled. */
+export interface PrecompileOptions {
+  /** It answers at most one row (a lookup by a unique key). */
+  readonly atMostOne?: boolean
+}
+
 function bound<Schema, Row, Parameters extends unknown[]>(
   db: Kysely<Schema>,
   compiled: CompiledQuery<Row>,
   readDirectly: DirectRead | undefined,
+  atMostOne: boolean,
 ): Precompiled<Row, Parameters> {
   const run = async (...parameters: Parameters): Promise<Row[]> => {
-    const direct = readDirectly?.(compiled.sql, parameters)
+    const direct = readDirectly?.(compiled.sql, parameters, atMostOne)
     if (direct !== undefined) return direct as Row[] | Promise<Row[]>
     return (await db.executeQuery<Row>({ ...compiled, parameters })).rows
   }
   return Object.assign(run, {
-    on: <Other>(other: Kysely<Other>) => bound<Other, Row, Parameters>(other, compiled, undefined),
+    on: <Other>(other: Kysely<Other>) =>
+      bound<Other, Row, Parameters>(other, compiled, undefined, atMostOne),
   })
 }
 
@@ -60,6 +69,7 @@ function bound<Schema, Row, Parameters extends unknown[]>(
  */
 export type Precompile = <Row, Parameters extends unknown[] = unknown[]>(
   query: Compilable<Row>,
+  options?: PrecompileOptions,
 ) => Precompiled<Row, Parameters>
 
 /** How one database precompiles: its names, its main connections, its direct reads. */
@@ -68,9 +78,12 @@ export function precompiler<Schema>(
   db: Kysely<Schema>,
   readDirectly: DirectRead,
 ): Precompile {
-  return <Row, Parameters extends unknown[] = unknown[]>(query: Compilable<Row>) => {
+  return <Row, Parameters extends unknown[] = unknown[]>(
+    query: Compilable<Row>,
+    { atMostOne = false }: PrecompileOptions = {},
+  ) => {
     const compiled = query.compile()
     names.add(compiled.sql)
-    return bound<Schema, Row, Parameters>(db, compiled, readDirectly)
+    return bound<Schema, Row, Parameters>(db, compiled, readDirectly, atMostOne)
   }
 }

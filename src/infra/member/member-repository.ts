@@ -109,7 +109,9 @@ export class KyselyMemberRepository implements MemberRepository {
     this.#searches = options.searches
     this.#byId = base
       ? base.#byId.on(this.db)
-      : database.precompile(withMemberColumns(this.members().where('m.member_id', '=', '')))
+      : database.precompile(withMemberColumns(this.members().where('m.member_id', '=', '')), {
+          atMostOne: true,
+        })
   }
 
   /** This repository on a transaction, cheaply: nothing is built or compiled again. */

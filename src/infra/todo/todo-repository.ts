@@ -45,7 +45,9 @@ export class KyselyTodoRepository implements TodoRepository {
       this.#pageAfter = base.#pageAfter.on(reads)
       return
     }
-    this.#byId = precompile(db.selectFrom('todo').selectAll().where('todo_id', '=', ''))
+    this.#byId = precompile(db.selectFrom('todo').selectAll().where('todo_id', '=', ''), {
+      atMostOne: true,
+    })
     // The list in index order (todo_created_at_idx): each page starts where the last ended.
     // Row values compare both columns in that order, on both databases. The time stamp is
     // bound as the ISO text it is stored as: SQLite compares that text (its order is time

@@ -59,8 +59,15 @@ export interface PoolStats {
 export interface DirectReads {
   /** Whether `sql` may run directly now (SQLite: not while a transaction holds or awaits the connection). */
   ready(sql: string): boolean
-  /** Its rows: at once on SQLite, a promise on PostgreSQL. */
-  run(sql: string, parameters: readonly unknown[]): unknown[] | Promise<unknown[]>
+  /**
+   * Its rows: at once on SQLite, a promise on PostgreSQL. A statement that `atMostOne`
+   * row can answer (a lookup by key) is stepped only to its first row on SQLite.
+   */
+  run(
+    sql: string,
+    parameters: readonly unknown[],
+    atMostOne: boolean,
+  ): unknown[] | Promise<unknown[]>
 }
 
 /** An engine's connections made ready (sqlite/sqlite.ts, postgres/postgres.ts), for create-database.ts to wrap. */

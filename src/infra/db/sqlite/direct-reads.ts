@@ -46,7 +46,13 @@ export class DirectReadsDialect extends DialectDecorator {
     const users = this.#users
     return {
       ready: (sql) => users.count === 0 && prepare(sql).reader,
-      run: (sql, parameters) => prepare(sql).all(parameters) as unknown[],
+      run: (sql, parameters, atMostOne) => {
+        const statement = prepare(sql)
+        if (!atMostOne) return statement.all(parameters) as unknown[]
+        // `get` stops at the first row; `all` steps on to find there is no second.
+        const row: unknown = statement.get(parameters)
+        return row === undefined ? [] : [row]
+      },
     }
   }
 }

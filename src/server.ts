@@ -1,7 +1,10 @@
 import { buildApp } from './app.js'
 import { COMMANDS_HELP, commandOf, runCommand } from './backup-command.js'
 import { type Config, ConfigError, describeSettings, loadConfig } from './config/settings.js'
+import { holdNextTickShape } from './infra/runtime/next-tick-shape.js'
 import { describeStartFailure } from './start-failure.js'
+
+holdNextTickShape()
 
 if (process.argv.includes('--help')) {
   console.log(

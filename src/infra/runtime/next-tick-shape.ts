@@ -2,6 +2,8 @@ import { executionAsyncResource } from 'node:async_hooks'
 
 /** The one entry held: while it lives, so does the hidden class every entry shares. */
 let held: object | undefined
+/** The hold was asked for: its tick is scheduled, or has run. */
+let asked = false
 
 /**
  * Keeps `process.nextTick` on V8's fast path for the life of the process. Each call makes
@@ -15,7 +17,8 @@ let held: object | undefined
  * callback, the current resource is the tick's entry). Call first thing, before any load.
  */
 export function holdNextTickShape(): void {
-  if (held !== undefined) return
+  if (asked) return
+  asked = true
   process.nextTick(() => {
     held = executionAsyncResource()
   })

@@ -3,7 +3,8 @@
  * interleaved (reference, ours, reference, ours, …) so that a noisy shared machine
  * affects both sides alike. Prints a table of medians and ratios, writes it as JSON.
  *
- *   npm run bench -- [--rounds 3] [--seconds 5] [--connections 50] [--skip-1m] [--no-build]
+ *   npm run bench -- [--rounds 3] [--seconds 5] [--warm-up 5000] [--connections 50] [--skip-1m]
+ *                    [--no-build]
  *                    [--only REGEX]   (the scenarios whose name matches; "Cold start", "Searches")
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench   (adds PostgreSQL)
  */
@@ -34,6 +35,7 @@ const { values: options } = parseArgs({
   options: {
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '5' },
+    'warm-up': { type: 'string', default: '5000' },
     'skip-1m': { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
     connections: { type: 'string', default: '50' },
@@ -45,6 +47,15 @@ const ONLY = options.only === undefined ? undefined : new RegExp(options.only, '
 const wanted = (name: string) => ONLY === undefined || ONLY.test(name)
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
+/**
+ * Requests each scenario sends to both of its targets, unmeasured, before the rounds.
+ * V8 optimizes a function after enough calls, not enough seconds: at 20,000 GETs a
+ * second a first round is warm within its first second, at 130 POSTs a second (each a
+ * 19 MiB hash) it is not. The service's create measured 1.72 ms of event-loop CPU in its
+ * first 10 s of POSTs and 1.31 ms after some 4,000; the bare hashing server has a few
+ * lines to compile. Measured rounds compare the two as they run for hours, warm.
+ */
+const WARM_UP_REQUESTS = Number(options['warm-up'])
 const CONNECTIONS = 10
 /** GET by id is measured as the issue that set its targets measured it: 50 connections. */
 const GET_CONNECTIONS = Number(options.connections)
@@ -54,6 +65,9 @@ const DATA_DIR = resolve('data/bench')
 const PG_URL = process.env.BENCH_DATABASE_URL
 
 // ---------------------------------------------------------------- measurement
+
+/** True while the scenarios are loaded for warming up: `WARM_UP_REQUESTS` each, not timed. */
+let warmingUp = false
 
 interface Sample {
   readonly reqPerSec: number
@@ -85,7 +99,7 @@ async function load(
   const result = await autocannon({
     url: `${target.base}${path}`,
     connections,
-    duration: SECONDS,
+    ...(warmingUp ? { amount: WARM_UP_REQUESTS } : { duration: SECONDS }),
     requests: [{ method: 'GET', ...request }],
   })
   const cpu = cpuUs(target.pid) - cpuBefore
@@ -641,10 +655,20 @@ async function main(): Promise<void> {
     )
   }
 
+  const chosen = scenarios.filter((scenario) => wanted(scenario.name))
+  if (WARM_UP_REQUESTS > 0) {
+    console.log(`Warming up: ${WARM_UP_REQUESTS} requests to each target, not measured`)
+    warmingUp = true
+    for (const scenario of chosen) {
+      await scenario.measureReference()
+      await scenario.measureOurs()
+    }
+    warmingUp = false
+  }
   const samples = new Map<Scenario, { references: Sample[]; ours: Sample[] }>()
   for (let round = 1; round <= ROUNDS; round += 1) {
     console.log(`Round ${round} of ${ROUNDS}`)
-    for (const scenario of scenarios.filter((scenario) => wanted(scenario.name))) {
+    for (const scenario of chosen) {
       const entry = samples.get(scenario) ?? { references: [], ours: [] }
       entry.references.push(await scenario.measureReference())
       entry.ours.push(await scenario.measureOurs())

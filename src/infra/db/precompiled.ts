@@ -1,9 +1,12 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely'
 import type { Outcome } from './instrumentation.js'
 
-/** A compiled query, run with the values given, in the order of its stand-ins. */
+/**
+ * A compiled query, run with the values given, in the order of its stand-ins: its rows at
+ * once when SQLite reads directly (no promise made), else a promise of them.
+ */
 export interface Precompiled<Row, Parameters extends unknown[] = unknown[]> {
-  (...parameters: Parameters): Promise<Row[]>
+  (...parameters: Parameters): Outcome<Row[]>
   /**
    * The same compiled query run by `db` (a transaction, the long reads' connections),
    * always through Kysely: nothing is built or compiled again.
@@ -49,10 +52,10 @@ function bound<Schema, Row, Parameters extends unknown[]>(
   readDirectly: DirectRead | undefined,
   atMostOne: boolean,
 ): Precompiled<Row, Parameters> {
-  const run = async (...parameters: Parameters): Promise<Row[]> => {
+  const run = (...parameters: Parameters): Outcome<Row[]> => {
     const direct = readDirectly?.(compiled.sql, parameters, atMostOne)
-    if (direct !== undefined) return direct as Row[] | Promise<Row[]>
-    return (await db.executeQuery<Row>({ ...compiled, parameters })).rows
+    if (direct !== undefined) return direct as Outcome<Row[]>
+    return db.executeQuery<Row>({ ...compiled, parameters }).then((result) => result.rows)
   }
   return Object.assign(run, {
     on: <Other>(other: Kysely<Other>) =>

@@ -26,12 +26,17 @@ export interface StatementNames {
  * not track prepared statements (PgBouncer before 1.21, or max_prepared_statements = 0).
  */
 export function naming(names: StatementNames): StatementRunner {
-  return (client, text, values) => {
-    const name = names.nameOf(text)
-    return (
-      name === undefined ? client.query(text, values) : client.query({ name, text, values })
-    ) as never
-  }
+  return (client, text, values) => client.query(namedStatement(names, text, values)) as never
+}
+
+/** One statement as pg sends it: named when `names` names it, unnamed otherwise. */
+export function namedStatement(
+  names: StatementNames | undefined,
+  text: string,
+  values: unknown[],
+): pg.QueryConfig {
+  const name = names?.nameOf(text)
+  return name === undefined ? { text, values } : { name, text, values }
 }
 
 /** Kysely's pool, each client's statements sent by `run`. */

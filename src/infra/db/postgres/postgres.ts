@@ -2,7 +2,13 @@ import { PostgresDialect, type PostgresPool } from 'kysely'
 import type pg from 'pg'
 import { MigrationLockDialect } from '../engine/migration-lock.js'
 import type { OpenedEngine } from '../engine/traits.js'
-import { naming, poolRunning, type StatementNames, unnamed } from './named-statements.js'
+import {
+  namedStatement,
+  naming,
+  poolRunning,
+  type StatementNames,
+  unnamed,
+} from './named-statements.js'
 import { parseServerOptions } from './session-settings.js'
 import { settingsInEveryTransaction } from './transaction-pooling.js'
 
@@ -55,6 +61,8 @@ function perTransaction(url: string, timeoutMs: number) {
   }
 }
 
+const rowsOf = <R>(result: { rows: R[] }) => result.rows
+
 /** A pool of connections to one PostgreSQL server, directly or through a transaction pooler. */
 export async function openPostgres(options: PostgresOptions): Promise<OpenedEngine> {
   // Loaded only when configured: the other driver would only slow the start.
@@ -85,7 +93,8 @@ export async function openPostgres(options: PostgresOptions): Promise<OpenedEngi
   // Named statements need the same server connection across a client's statements, which
   // a transaction pooler gives only if it tracks them (PgBouncer 1.21+): off there unless
   // DB_PREPARED_STATEMENTS=on says it does.
-  const run = (options.namedStatements ?? !pooled) ? naming(options.statementNames) : unnamed
+  const names = (options.namedStatements ?? !pooled) ? options.statementNames : undefined
+  const run = names ? naming(names) : unnamed
   const kyselyPool: PostgresPool = pooled
     ? settingsInEveryTransaction(pool, pooled.settings, run)
     : poolRunning(pool, run)
@@ -95,18 +104,22 @@ export async function openPostgres(options: PostgresOptions): Promise<OpenedEngi
     ping: async () => {
       await pool.query('select 1')
     },
-    // Through the same pool as Kysely: named, and behind a transaction pooler in a
-    // transaction with its settings, exactly as Kysely's statements are.
+    // Through the same pool as Kysely, named as Kysely's statements are. Directly, pg's
+    // own `pool.query` takes and gives back the connection with one promise made; behind
+    // a transaction pooler, Kysely's pool wraps the statement in a transaction with its
+    // settings.
     directReads: {
       ready: () => true,
-      run: async (sql, parameters) => {
-        const client = await kyselyPool.connect()
-        try {
-          return (await client.query<unknown>(sql, parameters)).rows
-        } finally {
-          client.release()
-        }
-      },
+      run: pooled
+        ? async (sql, parameters) => {
+            const client = await kyselyPool.connect()
+            try {
+              return (await client.query<unknown>(sql, parameters)).rows
+            } finally {
+              client.release()
+            }
+          }
+        : (sql, parameters) => pool.query(namedStatement(names, sql, [...parameters])).then(rowsOf),
     },
   }
 }

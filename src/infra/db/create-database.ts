@@ -49,8 +49,8 @@ export interface Database {
   close(): Promise<void>
 }
 
-/** What a repository uses of its database: the connections, and its precompiled statements. */
-export type RepositoryDatabase = Pick<Database, 'db' | 'reads' | 'precompile'>
+/** What a repository uses of its database: the connections, its precompiled statements, its engine's traits. */
+export type RepositoryDatabase = Pick<Database, 'db' | 'reads' | 'precompile' | 'engine'>
 
 export interface DatabaseEvents {
   /** A pooled connection failed (the pool replaces it); worth a log line, not a crash. */

@@ -133,32 +133,8 @@ export class KyselyMemberRepository implements MemberRepository {
   }
 
   async insert(member: Member): Promise<InsertOutcome> {
-    const write = async (trx: Kysely<DatabaseSchema>) => {
-      await trx
-        .insertInto('member')
-        .values({
-          member_id: member.memberId,
-          ...profileColumns(member),
-          created_at: member.createdAt.toISOString(),
-          last_modified_at: member.lastModifiedAt.toISOString(),
-          version: member.version,
-        })
-        .execute()
-      await trx
-        .insertInto('member_credential')
-        .values({
-          member_id: member.memberId,
-          sign_id: member.credential.signId,
-          password_hash: member.credential.passwordHash,
-          password_last_changed_at: member.credential.passwordLastChangedAt.toISOString(),
-          last_modified_at: member.credential.lastModifiedAt.toISOString(),
-        })
-        .execute()
-    }
     try {
-      // In a unit of work its transaction holds both rows (Kysely does not nest transactions).
-      if (this.db.isTransaction) await write(this.db)
-      else await this.db.transaction().execute(write)
+      await this.#insertRows(member)
       return 'inserted'
     } catch (error) {
       if (error instanceof UniqueViolationError) {
@@ -167,6 +143,40 @@ export class KyselyMemberRepository implements MemberRepository {
       }
       throw error
     }
+  }
+
+  /** The member's row and its credential's, both or neither. */
+  async #insertRows(member: Member): Promise<void> {
+    const memberRow = {
+      member_id: member.memberId,
+      ...profileColumns(member),
+      created_at: member.createdAt.toISOString(),
+      last_modified_at: member.lastModifiedAt.toISOString(),
+      version: member.version,
+    }
+    const credentialRow = {
+      member_id: member.memberId,
+      sign_id: member.credential.signId,
+      password_hash: member.credential.passwordHash,
+      password_last_changed_at: member.credential.passwordLastChangedAt.toISOString(),
+      last_modified_at: member.credential.lastModifiedAt.toISOString(),
+    }
+    if (this.#database.engine.insertsInWith) {
+      // One statement: the credential's foreign key is checked at its end, member inserted.
+      await this.db
+        .with('m', (db) => db.insertInto('member').values(memberRow).returning('member_id'))
+        .insertInto('member_credential')
+        .values(credentialRow)
+        .execute()
+      return
+    }
+    const write = async (trx: Kysely<DatabaseSchema>) => {
+      await trx.insertInto('member').values(memberRow).execute()
+      await trx.insertInto('member_credential').values(credentialRow).execute()
+    }
+    // In a unit of work its transaction holds both rows (Kysely does not nest transactions).
+    if (this.db.isTransaction) await write(this.db)
+    else await this.db.transaction().execute(write)
   }
 
   async update(member: Member, expectedVersion: number): Promise<boolean> {

@@ -16,6 +16,12 @@ export interface EngineTraits {
    * (PostgreSQL needs the "C" collation), so prefix ranges and ordering agree on both.
    */
   text(maxLength: number): RawBuilder<unknown>
+  /**
+   * Whether a statement's WITH may insert. PostgreSQL runs rows of two tables as one
+   * statement, atomic without a transaction (one round trip instead of four); SQLite's
+   * WITH only reads, so it takes two statements in a transaction.
+   */
+  readonly insertsInWith: boolean
   /** The columns of the unique index a driver error reports as violated; [] for other errors. */
   uniqueViolationColumns(error: unknown): string[]
   /** Whether a driver error is a statement cancelled for running past its time (READ_TIMEOUT). */

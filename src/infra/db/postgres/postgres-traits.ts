@@ -5,6 +5,7 @@ export const POSTGRES: EngineTraits = {
   kind: 'postgres',
   timestampType: 'timestamptz(3)',
   dateType: 'date',
+  insertsInWith: true,
   text: (maxLength) => sql.raw(`varchar(${maxLength}) collate "C"`),
   uniqueViolationColumns: (error) => {
     if (errorField(error, 'code') !== '23505') return []

@@ -123,7 +123,7 @@ for (const target of DATABASES) {
             target.name === 'sqlite' ? 'sqlite' : 'postgresql',
           )
           expect(String(query.attributes['db.query.text'])).toMatch(
-            /^(insert|select|update|delete)/i,
+            /^(insert|select|update|delete|with)/i,
           )
           expect(descendsFrom(spans, query, request)).toBe(true)
         }

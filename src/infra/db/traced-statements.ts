@@ -7,9 +7,24 @@ const tracer = trace.getTracer('todo-member-api/database')
 /** OpenTelemetry's `db.system.name` for each database. */
 const SYSTEMS = { sqlite: 'sqlite', postgres: 'postgresql' } as const
 
-/** The statement's first keyword (SELECT, INSERT, …): the span's name. */
+/** What the main part of a WITH statement can be. */
+const MAIN_STATEMENTS = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE', 'VALUES'])
+
+/**
+ * The statement's operation (SELECT, INSERT, …), the span's name: its first keyword, or
+ * for a WITH its main statement's, the first such keyword outside the parentheses of its
+ * common table expressions (the member and credential insert on PostgreSQL is an INSERT).
+ */
 function operationOf(sql: string): string {
-  return /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY'
+  const first = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY'
+  if (first !== 'WITH') return first
+  let depth = 0
+  for (const [token] of sql.matchAll(/[()]|\w+/g)) {
+    if (token === '(') depth += 1
+    else if (token === ')') depth -= 1
+    else if (depth === 0 && MAIN_STATEMENTS.has(token.toUpperCase())) return token.toUpperCase()
+  }
+  return first
 }
 
 /**

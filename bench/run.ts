@@ -149,11 +149,19 @@ interface Dataset {
   readonly memberId: string
 }
 
-/** A database with `members` generated members and one Todo; created once, reused after. */
+/**
+ * A database with `members` generated members and one Todo; created once, reused after.
+ * The members an earlier run POSTed (`memberBody`'s addresses) are removed, so that
+ * every run starts from the same rows.
+ */
 async function dataset(config: DatabaseConfig, members: number): Promise<Dataset> {
   const database = await createDatabase(config, { timeoutMs: LOADING_TIMEOUT_MS })
   try {
     await loadMembers(database, members, (line) => console.log(`   ${line.trim()}`))
+    await database.db
+      .deleteFrom('member')
+      .where('email_address', 'like', `${POSTED_ADDRESS_PREFIX}%`)
+      .execute()
     let todo = await database.db.selectFrom('todo').select('todo_id').executeTakeFirst()
     if (!todo) {
       await database.db
@@ -204,13 +212,16 @@ interface Scenario {
   measureOurs(): Promise<Sample>
 }
 
+/** How the addresses of the members the bench POSTs begin; generated ones begin `member`. */
+const POSTED_ADDRESS_PREFIX = 'bench-'
+
 function memberBody(sequence: number): string {
   return JSON.stringify({
     firstName: 'Bench',
     lastName: 'Post',
     genderCode: '1',
     dateOfBirth: '1990-01-01',
-    emailAddress: `bench-${process.pid}-${sequence}@example.com`,
+    emailAddress: `${POSTED_ADDRESS_PREFIX}${process.pid}-${sequence}@example.com`,
     credential: { password: 'bench-password' },
   })
 }

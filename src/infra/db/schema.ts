@@ -1,4 +1,5 @@
 import type { ColumnType } from 'kysely'
+import { storedInstant } from './stored-instant.js'
 
 /**
  * Table shapes as Kysely sees them. Time stamps are written as ISO strings on both
@@ -60,7 +61,7 @@ export interface DatabaseSchema {
 
 /** A stored time stamp as the Date it is: pg reads a Date, SQLite the ISO text. */
 export function toDate(value: Date | string): Date {
-  return value instanceof Date ? value : new Date(value)
+  return value instanceof Date ? value : storedInstant(value)
 }
 
 /** A stored boolean as the boolean it is: pg reads a boolean, SQLite 0 or 1. */

@@ -12,10 +12,10 @@ function asDateReads(date: Date) {
 const nearCanonicalTexts = fc
   .tuple(
     fc.date({ noInvalidDate: true }),
-    fc.array(
-      fc.tuple(fc.nat(23), fc.constantFrom(...'0123456789-+:.TZtz ,/'.split(''))),
-      { minLength: 1, maxLength: 3 },
-    ),
+    fc.array(fc.tuple(fc.nat(23), fc.constantFrom(...'0123456789-+:.TZtz ,/'.split(''))), {
+      minLength: 1,
+      maxLength: 3,
+    }),
   )
   .map(([date, edits]) => {
     const characters = date.toISOString().split('')
@@ -46,12 +46,8 @@ describe('a stored time stamp read back (storedInstant)', () => {
   })
 
   it('formats a day past its month, or hour 24, as the instant they roll over to', () => {
-    expect(storedInstant('2020-02-30T00:00:00.000Z').toISOString()).toBe(
-      '2020-03-01T00:00:00.000Z',
-    )
-    expect(storedInstant('2020-01-01T24:00:00.000Z').toISOString()).toBe(
-      '2020-01-02T00:00:00.000Z',
-    )
+    expect(storedInstant('2020-02-30T00:00:00.000Z').toISOString()).toBe('2020-03-01T00:00:00.000Z')
+    expect(storedInstant('2020-01-01T24:00:00.000Z').toISOString()).toBe('2020-01-02T00:00:00.000Z')
     expect(storedInstant('+048806-01T23:15:06.782Z').toISOString()).toBe(
       '+048806-01-01T23:15:06.782Z',
     )

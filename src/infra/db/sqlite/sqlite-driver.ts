@@ -7,6 +7,11 @@ import type SqliteDatabase from 'better-sqlite3'
  * garbage collector frees one of its statements or databases (an assertion in
  * RemoveEnvironmentCleanupHook), so it serves only the runtimes 13 cannot. Both have the
  * same API. When Node 20 support ends, `better-sqlite3-napi` becomes `better-sqlite3`.
+ *
+ * Version 13 is held at 13.0.3 (SQLite 3.53.4): from 13.1.1 on it bundles SQLite 3.54.1,
+ * which prepares a statement reading two tables again each time a parameter is bound.
+ * The member lookup by id (a join) took 37 µs instead of 5 on Node 24 (docs/performance.md,
+ * "SQLite 3.54 and joins").
  */
 export async function loadSqliteDriver(): Promise<typeof SqliteDatabase> {
   const module =

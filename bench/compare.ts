@@ -10,16 +10,16 @@
  *   npm run bench:compare -- --path /api/v1/todos/<id> \
  *     ref=bench/references/fastify-lookup.mjs ours=dist/server.js warn=dist/server.js,LOG_LEVEL=warn
  *
- * A target is `name=script[,VARIABLE=value...]`. Scripts under bench/references/ are
- * asked for the path without its /api/v1 prefix. DATABASE_URL (default: the bench's
- * 10,000-member SQLite file, made by `npm run bench`) is given to every server, and its
- * file as SQLITE_FILE. Run it under `taskset -c 0` to keep the load generator off the
+ * A target is `name=script[,VARIABLE=value...]` (bench/targets.ts). Scripts under
+ * bench/references/ are asked for the path without its /api/v1 prefix. DATABASE_URL
+ * (default: the bench's 10,000-member SQLite file, made by `npm run bench`) is given to
+ * every server, and its file as SQLITE_FILE. Run it under `taskset -c 0` to keep the load generator off the
  * servers' core.
  */
-import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import { cpuUs, median, type Running, start } from './processes.js'
+import { type Target, targetOf } from './targets.js'
 
 const { values: options, positionals: targets } = parseArgs({
   allowPositionals: true,
@@ -36,34 +36,16 @@ if (!options.path || targets.length < 2) {
   console.error('usage: npm run bench:compare -- --path <path> name=script[,VAR=value...] ...')
   process.exit(2)
 }
-const databaseUrl =
-  process.env.DATABASE_URL ?? `sqlite:${resolve('data/bench/members-v3-10k.sqlite')}`
-
-interface Target {
-  readonly name: string
-  readonly script: string
-  readonly env: Record<string, string>
-  readonly path: string
+interface Measured extends Target {
   readonly cpuPerAnswer: number[]
   readonly ratios: number[]
 }
 
-function targetOf(spec: string): Target {
-  const [name, definition = ''] = spec.split(/=(.*)/s, 2)
-  const [script = '', ...settings] = definition.split(',')
-  const env: Record<string, string> = { DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' }
-  if (databaseUrl.startsWith('sqlite:')) env.SQLITE_FILE = databaseUrl.slice('sqlite:'.length)
-  for (const setting of settings) {
-    const [variable = '', value = ''] = setting.split(/=(.*)/s, 2)
-    env[variable] = value
-  }
-  const path = script.includes('bench/references/')
-    ? (options.path as string).replace(/^\/api\/v1/, '')
-    : (options.path as string)
-  return { name: name as string, script, env, path, cpuPerAnswer: [], ratios: [] }
-}
-
-const all = targets.map(targetOf)
+const all: Measured[] = targets.map((spec) => ({
+  ...targetOf(spec, options.path as string),
+  cpuPerAnswer: [],
+  ratios: [],
+}))
 const load = (server: Running, path: string, seconds: number) =>
   autocannon({
     url: `${server.base}${path}`,
@@ -87,7 +69,7 @@ async function measureRound(servers: Running[], round: number): Promise<void> {
   const before = servers.map((server) => cpuUs(server.pid))
   const loads: Promise<autocannon.Result>[] = []
   for (const index of all.map((_, place) => (place + round) % legs)) {
-    const target = all[index] as Target
+    const target = all[index] as Measured
     loads[index] = load(servers[index] as Running, target.path, Number(options.seconds))
   }
   const results = await Promise.all(loads)
@@ -97,7 +79,7 @@ async function measureRound(servers: Running[], round: number): Promise<void> {
     const spent = cpuUs((servers[index] as Running).pid) - (before[index] as number)
     target.cpuPerAnswer.push(spent / Math.max(result.requests.total, 1))
   })
-  const first = (all[0] as Target).cpuPerAnswer.at(-1) as number
+  const first = (all[0] as Measured).cpuPerAnswer.at(-1) as number
   for (const target of all) target.ratios.push((target.cpuPerAnswer.at(-1) as number) / first)
 }
 
@@ -107,7 +89,7 @@ for (let leg = 0; leg < legs; leg += 1) {
   const order = all.map((_, place) => (place + leg) % legs)
   const servers: Running[] = []
   for (const index of order) {
-    const target = all[index] as Target
+    const target = all[index] as Measured
     servers[index] = await start(target.script, target.env, target.path, options.cpus)
   }
   // A first, unmeasured round: every server's code compiled and its caches warm, and the

@@ -75,7 +75,7 @@ export interface Running {
 /**
  * Starts `node <script>`, or a whole command given as an array (`['npm', 'start']`),
  * under `taskset -c <cpus>` when given, and resolves once `readyPath` answers 200;
- * `startupMs` is spawn to that 200. The process gets a group of its own, so that stopping
+ * (within `timeoutMs`); `startupMs` is spawn to that 200. The process gets a group of its own, so that stopping
  * it stops what it started too (npm's child).
  */
 export async function start(
@@ -83,6 +83,7 @@ export async function start(
   env: Record<string, string>,
   readyPath: string,
   cpus?: string,
+  timeoutMs = 30_000,
 ): Promise<Running & { startupMs: number }> {
   const port = await freePort()
   const started = performance.now()
@@ -95,7 +96,7 @@ export async function start(
   })
   children.push(child)
   const base = `http://127.0.0.1:${port}`
-  await answersAt(`${base}${readyPath}`, started + 30_000)
+  await answersAt(`${base}${readyPath}`, started + timeoutMs)
   return {
     base,
     pid: child.pid ?? 0,

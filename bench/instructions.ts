@@ -1,0 +1,133 @@
+/**
+ * `npm run bench:instructions`: the instructions each server runs per answer, counted by
+ * valgrind's callgrind. Where `bench:compare` measures CPU time, which on a shared machine
+ * moves by 10 % and more from one minute to the next, an instruction count is the same
+ * from run to run whatever else the machine does: it settles a change worth 2 % in one
+ * run. It counts neither the kernel's work nor cache misses, so a change that moves
+ * memory rather than instructions (the young generation's size) still needs
+ * `bench:compare`; and it counts what one core would run, since V8 runs single-threaded
+ * here (its compiler and collector on the main thread, all of it counted).
+ *
+ *   npm run bench:instructions -- --path /api/v1/members/<id> base=dist-base/server.js new=dist/server.js
+ *
+ * Targets are given as to `bench:compare` (`name=script[,VARIABLE=value...]`, scripts
+ * under bench/references/ asked for the path without /api/v1). Each server runs under
+ * valgrind with counting off through `--warm-up` answers, then answers `--windows` windows
+ * of `--answers` each, counted one window at a time. The first windows still hold V8
+ * compiling what the warm-up made hot: the figure is the median of the windows after
+ * `--settle`. Runs the targets one after another; about two minutes each. Needs valgrind
+ * (Debian's package; `.ci/run` does not install it, as no test uses it).
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import autocannon from 'autocannon'
+import { median, start } from './processes.js'
+import { type Target, targetOf } from './targets.js'
+
+const { values: options, positionals: targets } = parseArgs({
+  allowPositionals: true,
+  options: {
+    path: { type: 'string' },
+    'warm-up': { type: 'string', default: '5000' },
+    windows: { type: 'string', default: '5' },
+    settle: { type: 'string', default: '2' },
+    answers: { type: 'string', default: '2000' },
+    connections: { type: 'string', default: '10' },
+  },
+})
+if (!options.path || targets.length < 1) {
+  console.error('usage: npm run bench:instructions -- --path <path> name=script[,VAR=value...] ...')
+  process.exit(2)
+}
+/** Under valgrind a server starts some thirty times slower. */
+const START_TIMEOUT_MS = 300_000
+
+/** `amount` answers over `connections` connections; all must be 2xx. */
+async function answer(url: string, amount: number): Promise<void> {
+  const result = await autocannon({
+    url,
+    amount,
+    connections: Number(options.connections),
+    timeout: 120,
+  })
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+  }
+}
+
+/**
+ * callgrind_control talks to the server through pipes named with this prefix and the
+ * HOST variable, which `start` sets to 127.0.0.1 for the server.
+ */
+const callgrind = (vgdbPrefix: string, pid: number, ...args: string[]) =>
+  execFileSync('callgrind_control', [`--vgdb-prefix=${vgdbPrefix}`, ...args, String(pid)], {
+    env: { ...process.env, HOST: '127.0.0.1' },
+    stdio: 'ignore',
+  })
+
+/** The instructions counted in one dump (its `totals:` line). */
+function totalOf(file: string): number {
+  const found = /^(?:totals|summary): (\d+)/m.exec(readFileSync(file, 'utf8'))
+  if (!found) throw new Error(`${file}: no totals`)
+  return Number(found[1])
+}
+
+async function measure(target: Target): Promise<number[]> {
+  const directory = mkdtempSync(join(tmpdir(), 'instructions-'))
+  const out = join(directory, 'callgrind.out')
+  const vgdbPrefix = join(directory, 'vgdb')
+  const command = [
+    'valgrind',
+    '--tool=callgrind',
+    '--instr-atstart=no',
+    // V8 writes machine code into memory it then runs.
+    '--smc-check=all-non-file',
+    `--callgrind-out-file=${out}`,
+    `--vgdb-prefix=${vgdbPrefix}`,
+    process.execPath,
+    '--single-threaded',
+    target.script,
+  ]
+  const server = await start(command, target.env, target.path, undefined, START_TIMEOUT_MS)
+  try {
+    const url = `${server.base}${target.path}`
+    const amount = Number(options.answers)
+    await answer(url, Number(options['warm-up']))
+    callgrind(vgdbPrefix, server.pid, '--instr=on')
+    const perAnswer: number[] = []
+    for (let window = 1; window <= Number(options.windows); window += 1) {
+      callgrind(vgdbPrefix, server.pid, '--zero')
+      await answer(url, amount)
+      callgrind(vgdbPrefix, server.pid, '--dump')
+      perAnswer.push(totalOf(`${out}.${window}`) / amount)
+    }
+    return perAnswer
+  } finally {
+    server.stop()
+    rmSync(directory, { recursive: true, force: true })
+  }
+}
+
+const settle = Number(options.settle)
+const rows: { name: string; figure: number; windows: number[] }[] = []
+for (const spec of targets) {
+  const target = targetOf(spec, options.path as string)
+  const windows = await measure(target)
+  const figure = median(windows.slice(settle))
+  rows.push({ name: target.name, figure, windows })
+  const listed = windows.map((count) => Math.round(count)).join(' ')
+  console.log(`${target.name}: ${Math.round(figure)} instructions per answer (windows ${listed})`)
+}
+const first = rows[0]?.figure ?? Number.NaN
+console.log(`\n| Server | Instructions per answer | Ratio to ${rows[0]?.name} | By window |`)
+console.log('|---|---|---|---|')
+for (const row of rows) {
+  const listed = row.windows.map((count) => Math.round(count)).join(' ')
+  console.log(
+    `| ${row.name} | ${Math.round(row.figure)} | ${(row.figure / first).toFixed(3)} | ${listed} |`,
+  )
+}
+process.exit(0)

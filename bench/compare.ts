@@ -13,8 +13,8 @@
  * A target is `name=script[,VARIABLE=value...]` (bench/targets.ts). Scripts under
  * bench/references/ are asked for the path without its /api/v1 prefix. DATABASE_URL
  * (default: the bench's 10,000-member SQLite file, made by `npm run bench`) is given to
- * every server, and its file as SQLITE_FILE. Run it under `taskset -c 0` to keep the load generator off the
- * servers' core.
+ * every server, and its file as SQLITE_FILE. Run it under `taskset -c 0` to keep the
+ * load generator off the servers' core.
  */
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'

@@ -3,8 +3,8 @@
  * valgrind's callgrind. Where `bench:compare` measures CPU time, which on a shared machine
  * moves by 10 % and more from one minute to the next, an instruction count is the same
  * from run to run (within about 3 %) whatever else the machine does: a change worth 5 %
- * shows in one run. It counts neither the kernel's work nor cache misses, so a change that moves
- * memory rather than instructions (the young generation's size) still needs
+ * shows in one run. It counts neither the kernel's work nor cache misses, so a change
+ * that moves memory rather than instructions (the young generation's size) still needs
  * `bench:compare`; and it counts what one core would run, since V8 runs single-threaded
  * here (its compiler and collector on the main thread, all of it counted).
  *

@@ -38,8 +38,10 @@ const { values: options, positionals: targets } = parseArgs({
     connections: { type: 'string', default: '10' },
   },
 })
-if (!options.path || targets.length < 1) {
-  console.error('usage: npm run bench:instructions -- --path <path> name=script[,VAR=value...] ...')
+if (!options.path || targets.length < 1 || Number(options.windows) <= Number(options.settle)) {
+  console.error(
+    'usage: npm run bench:instructions -- --path <path> [--windows N --settle M, N > M] name=script[,VAR=value...] ...',
+  )
   process.exit(2)
 }
 /** Under valgrind a server starts some thirty times slower. */
@@ -54,7 +56,9 @@ async function answer(url: string, amount: number): Promise<void> {
     timeout: 120,
   })
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+    throw new Error(
+      `${url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
+    )
   }
 }
 

@@ -74,9 +74,9 @@ export interface Running {
 
 /**
  * Starts `node <script>`, or a whole command given as an array (`['npm', 'start']`),
- * under `taskset -c <cpus>` when given, and resolves once `readyPath` answers 200;
- * (within `timeoutMs`); `startupMs` is spawn to that 200. The process gets a group of its own, so that stopping
- * it stops what it started too (npm's child).
+ * under `taskset -c <cpus>` when given, and resolves once `readyPath` answers 200 (or
+ * fails after `timeoutMs`); `startupMs` is spawn to that 200. The process gets a group of
+ * its own, so that stopping it stops what it started too (npm's child).
  */
 export async function start(
   script: string | readonly string[],

@@ -3,6 +3,7 @@ import { Agent } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BROAD_PREFIXES, broadSearches, firstPagePath } from '../../bench/broad-searches.js'
 import { LOADING_TIMEOUT_MS, loadMembers, memberIdOf } from '../../bench/load-members.js'
+import type { DatabaseConfig } from '../../src/config/settings.js'
 import { createDatabase } from '../../src/infra/db/create-database.js'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 import {
@@ -45,15 +46,24 @@ const IDLE = 300
 const MEMBER_P99_MS = 100
 const LIVE_P99_MS = 50
 /**
- * The median of the 90 searches alone (their second pass) on the CI host when the bounds
- * above were first met there. The same hosts have since run the same code two to three
- * times slower on some days (the whole CI run 21 min one day, 50 the next), and a
- * latency under load grows with that. So the bounds are scaled by how much slower this
- * run's own median is, never below the figures above. The searches alone keep their
- * fixed bound (250 ms), and turning the admission limits off does not change their
- * median, so a slower service or missing limits still fail.
+ * The median of the 90 searches alone on the CI host when the bounds above were first
+ * met there. The same hosts have since run the same code two to three times slower on
+ * some days (the whole CI run 21 min one day, 50 the next), and a latency under load
+ * grows with that. So the bounds are scaled by how much slower this run's own median
+ * is, never below the figures above. Turning the admission limits off does not change
+ * that median, so missing limits still fail.
  */
 const REFERENCE_ALONE_P50_MS: Record<string, number> = { sqlite: 25, postgres: 41 }
+/**
+ * The searches alone cannot be their own measure of the day's speed. Theirs is the
+ * database's own (`machineScanMs`): the fastest of five counts of every entry of the
+ * first-name index, a walk that no plan of ours shapes. It took 31 ms (SQLite) and 63 ms
+ * (PostgreSQL) on the machine where the slowest search alone took 78 and 144 ms against
+ * 250. The 250 ms bound is scaled by how much slower that count is in this run, never
+ * below 250, so a plan that walks or sorts more than it should still fails. The same
+ * code once measured 260 ms on PostgreSQL in CI, on one of the slow days above.
+ */
+const REFERENCE_SCAN_MS: Record<string, number> = { sqlite: 31, postgres: 63 }
 /**
  * Issue 23's bound was 300 MB; the source-map loader added some 6 MB. Without a ceiling
  * on V8's old generation, garbage made the peak vary from run to run; with the Node
@@ -95,6 +105,29 @@ function peakRssMb(pid: number): number {
   return Number(line?.[1]) / 1024
 }
 
+/**
+ * The fastest of five counts of every entry of the first-name index, in ms: how fast the
+ * database walks an index on this machine today, whatever the service's plans are.
+ */
+async function machineScanMs(config: DatabaseConfig): Promise<number> {
+  const database = await createDatabase(config)
+  try {
+    const times: number[] = []
+    for (let n = 0; n < 5; n += 1) {
+      const started = performance.now()
+      await database.db
+        .selectFrom('member')
+        .where('first_name', '>=', '')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+      times.push(performance.now() - started)
+    }
+    return Math.min(...times)
+  } finally {
+    await database.close()
+  }
+}
+
 /** Answers the server logged with a 5xx status other than the busy 503. */
 function failedAnswers(server: ServerProcess): string[] {
   return server.stdoutLines.filter((line) => {
@@ -130,42 +163,57 @@ for (const target of DATABASES) {
         await isolated?.drop()
       })
 
-      /** Each of the 90 searches alone, twice; the first pass also brings the indexes into the database's cache. */
-      let alone: Promise<{ first: Timed; second: Timed }> | undefined
+      /**
+       * Each of the 90 searches alone, three times: the first pass also brings the indexes
+       * into the database's cache; a search's time is the better of the next two, so that
+       * a moment when another process on the host holds the core is not counted as its.
+       */
+      let alone: Promise<{ first: Timed; warm: Timed }> | undefined
       const searchesAlone = () => {
         alone ??= timeSearchesAlone()
         return alone
       }
-      async function timeSearchesAlone(): Promise<{ first: Timed; second: Timed }> {
+      async function timeSearchesAlone(): Promise<{ first: Timed; warm: Timed }> {
         const agent = new Agent({ keepAlive: true, maxSockets: 1 })
         const timed = async () => {
-          const durations: Timed = []
+          const durations = new Map<string, number>()
           for (const path of searches) {
             const started = performance.now()
             const answer = await server.request('GET', path, { agent })
-            durations.push([performance.now() - started, path])
+            durations.set(path, performance.now() - started)
             expect(answer.status, path).toBe(200)
             expect((answer.body as { content: unknown[] }).content.length).toBeGreaterThan(0)
           }
-          return durations.sort(([a], [b]) => a - b)
+          return durations
         }
+        const fastestFirst = (durations: Map<string, number>): Timed =>
+          [...durations].map(([path, ms]): [number, string] => [ms, path]).sort(([a], [b]) => a - b)
         const first = await timed()
-        const second = await timed()
+        const [second, third] = [await timed(), await timed()]
         agent.destroy()
-        return { first, second }
+        const warm = new Map(
+          searches.map((path) => [
+            path,
+            Math.min(second.get(path) ?? Infinity, third.get(path) ?? Infinity),
+          ]),
+        )
+        return { first: fastestFirst(first), warm: fastestFirst(warm) }
       }
 
-      it('answers each of the 90 broad searches alone within 250 ms', async () => {
-        const { first, second } = await searchesAlone()
+      it("answers each of the 90 broad searches alone within 250 ms (scaled by the day's scan speed)", async () => {
+        const { first, warm } = await searchesAlone()
+        const scanMs = await machineScanMs(isolated.config)
+        const slower = Math.max(1, scanMs / (REFERENCE_SCAN_MS[target.name] ?? scanMs))
+        const withinMs = Math.round(ALONE_WITHIN_MS * slower)
         const summary = (pass: Timed) =>
           `p50 ${percentile(
             pass.map(([ms]) => ms),
             50,
           ).toFixed(0)} ms, slowest ${pass.at(-1)?.[0].toFixed(0)} ms (${pass.at(-1)?.[1]})`
         console.log(
-          `${target.name}, 90 broad searches alone: first pass ${summary(first)}; second ${summary(second)}`,
+          `${target.name}, 90 broad searches alone: first pass ${summary(first)}; warm ${summary(warm)}; index count ${scanMs.toFixed(1)} ms, bound ${withinMs} ms`,
         )
-        expect(second.filter(([ms]) => ms > ALONE_WITHIN_MS)).toEqual([])
+        expect(warm.filter(([ms]) => ms > withinMs)).toEqual([])
       })
 
       it('keeps a well-behaved client fast amid 30 s of hostile load, within 320 MB, with no 5xx but 503 e.ex.fw.9005', async () => {
@@ -208,7 +256,7 @@ for (const target of DATABASES) {
           floods: Object.fromEntries(floodStatuses),
         }
         const aloneP50Ms = percentile(
-          (await searchesAlone()).second.map(([ms]) => ms),
+          (await searchesAlone()).warm.map(([ms]) => ms),
           50,
         )
         const slower = Math.max(1, aloneP50Ms / (REFERENCE_ALONE_P50_MS[target.name] ?? aloneP50Ms))

@@ -24,6 +24,17 @@ export function cpuUs(pid: number): number {
   return (ticks / CLOCK_TICKS_PER_SECOND) * 1_000_000
 }
 
+/** The whole machine's CPU time so far, in ticks: all of it, and the part no process used. */
+export function machineTicks(): { total: number; idle: number } {
+  // The first line sums every core: user nice system idle iowait irq softirq steal ...
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? ''
+  const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number)
+  return {
+    total: ticks.reduce((sum, n) => sum + n, 0),
+    idle: (ticks[3] ?? 0) + (ticks[4] ?? 0),
+  }
+}
+
 export const median = (numbers: number[]) => {
   const sorted = [...numbers].sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN

@@ -29,7 +29,7 @@ import {
   SEARCH_COHORT,
   SEARCH_PREFIX,
 } from './load-members.js'
-import { cpuUs, median, type Running, rssMb, start, stopAll } from './processes.js'
+import { cpuUs, machineTicks, median, type Running, rssMb, start, stopAll } from './processes.js'
 
 const { values: options } = parseArgs({
   options: {
@@ -77,6 +77,12 @@ interface Sample {
   readonly peakRssMb?: number
   /** Of a server process: the CPU time (user + system) it spent per answer. */
   readonly cpuUsPerRequest?: number
+  /**
+   * Of the machine: the share of its CPU time no process used while loaded. A server
+   * that leaves cores idle while its clients wait is held up by something other than
+   * the CPU (a limit on work in flight, a lock, a wait).
+   */
+  readonly machineIdlePercent?: number
 }
 
 type Figure = 'reqPerSec' | 'p99' | 'cpuUsPerRequest' | 'peakRssMb' | 'ms'
@@ -96,6 +102,7 @@ async function load(
     peak = Math.max(peak, rssMb(target.pid))
   }, 100)
   const cpuBefore = cpuUs(target.pid)
+  const machineBefore = machineTicks()
   const result = await autocannon({
     url: `${target.base}${path}`,
     connections,
@@ -103,6 +110,7 @@ async function load(
     requests: [{ method: 'GET', ...request }],
   })
   const cpu = cpuUs(target.pid) - cpuBefore
+  const machineAfter = machineTicks()
   clearInterval(sampler)
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(
@@ -115,6 +123,9 @@ async function load(
     p99: result.latency.p99,
     peakRssMb: peak,
     cpuUsPerRequest: cpu / Math.max(result.requests.total, 1),
+    machineIdlePercent:
+      (100 * (machineAfter.idle - machineBefore.idle)) /
+      Math.max(machineAfter.total - machineBefore.total, 1),
   }
 }
 
@@ -686,9 +697,11 @@ async function main(): Promise<void> {
       samples.set(scenario, entry)
       const [reference, ours] = [entry.references.at(-1), entry.ours.at(-1)]
       const cpu = (sample?: Sample) => sample?.cpuUsPerRequest?.toFixed(0) ?? '?'
+      const idle = (sample?: Sample) => sample?.machineIdlePercent?.toFixed(1) ?? '?'
       console.log(
         `  ${scenario.name}: ${Math.round(ours?.reqPerSec ?? 0)} req/s (reference ${Math.round(reference?.reqPerSec ?? 0)}), ` +
-          `CPU ${cpu(ours)} µs/req (reference ${cpu(reference)}), p99 ${ours?.p99} ms`,
+          `CPU ${cpu(ours)} µs/req (reference ${cpu(reference)}), p99 ${ours?.p99} ms, ` +
+          `machine idle ${idle(ours)}% (reference ${idle(reference)}%)`,
       )
     }
   }

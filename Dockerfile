@@ -79,6 +79,8 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Exec form: node is PID 1 and gets SIGTERM itself; it finishes the requests in flight,
 # closes the database and exits 0 (docs/operations.md#stopping). Node's flags are
-# scripts/node-flags.mjs's, as npm start's.
+# scripts/node-flags.mjs's, as npm start's, and so is its environment: libuv's thread
+# pool, where password hashes run, sized before any of the service's code runs.
+ENV UV_THREADPOOL_SIZE=2
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["node", "--max-semi-space-size=4", "--max-old-space-size=256", "dist/server.js"]

@@ -14,7 +14,7 @@ import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import pg from 'pg'
-import { NODE_FLAGS } from '../scripts/node-flags.mjs'
+import { NODE_ENVIRONMENT, NODE_FLAGS } from '../scripts/node-flags.mjs'
 import type { DatabaseConfig } from '../src/config/settings.js'
 import { loadConfig } from '../src/config/settings.js'
 import { createDatabase } from '../src/infra/db/create-database.js'
@@ -134,7 +134,10 @@ async function load(
 const databaseUrlOf = (database: DatabaseConfig) =>
   database.kind === 'sqlite' ? `sqlite:${database.file}` : database.url
 
-/** The service as `npm start` and the container image run it: Node's flags, then the build. */
+/**
+ * The service as `npm start` and the container image run it: Node's flags, then the build
+ * (started with NODE_ENVIRONMENT).
+ */
 const SERVICE_COMMAND = [process.execPath, ...NODE_FLAGS, 'dist/server.js']
 
 const service = (
@@ -145,6 +148,7 @@ const service = (
   start(
     SERVICE_COMMAND,
     {
+      ...NODE_ENVIRONMENT,
       DATABASE_URL: databaseUrlOf(database),
       LOG_LEVEL: 'info',
       ...settings,
@@ -529,7 +533,7 @@ async function coldStarts(small: Dataset): Promise<Row[]> {
   const ready = `/api/v1/todos/${small.todoId}`
   const starts = {
     bare: () => start('bench/references/bare-fastify.mjs', {}, '/'),
-    node: () => start(SERVICE_COMMAND, env, ready),
+    node: () => start(SERVICE_COMMAND, { ...NODE_ENVIRONMENT, ...env }, ready),
     npm: () => start(['npm', 'start', '--silent'], env, ready),
   }
   const times: Record<keyof typeof starts, number[]> = { bare: [], node: [], npm: [] }

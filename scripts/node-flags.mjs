@@ -18,3 +18,24 @@
  *   (docs/operations.md#memory-the-node-flags).
  */
 export const NODE_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=256']
+
+/**
+ * The environment Node starts the service with, in the same places (the image's ENV,
+ * `npm start`'s script unless the variable is already set), for the same reason: libuv
+ * sizes its thread pool when it is first used, while Node loads the service's modules.
+ *
+ * UV_THREADPOOL_SIZE=2: two threads where password hashes, file reads and log writes run,
+ *   instead of 4. The service hands the pool up to HASH_CONCURRENCY (4) hashes; two are
+ *   computed while the next two wait in the pool's queue, so a thread that finishes a hash
+ *   starts the next at once, without waiting for the event loop to hand it over. With
+ *   four threads and two hashes the cores rested between hashes; with four hashes on four
+ *   threads, their 19 MiB work areas contended for the cache. With 4 POSTs of a Member in
+ *   flight, against bare hashing: 0.91 of its rate before, 1.02 to 1.20 after on SQLite;
+ *   0.86 before, 0.88 to 0.93 after on PostgreSQL (docs/performance.md).
+ */
+export const NODE_ENVIRONMENT = { UV_THREADPOOL_SIZE: '2' }
+
+/** `NAME=${NAME:-value} …`: NODE_ENVIRONMENT for a POSIX shell, a value already set kept. */
+export const NODE_ENVIRONMENT_SHELL = Object.entries(NODE_ENVIRONMENT)
+  .map(([name, value]) => `${name}=\${${name}:-${value}}`)
+  .join(' ')

@@ -506,9 +506,9 @@ export const SETTINGS = {
   },
   hashConcurrency: {
     name: 'HASH_CONCURRENCY',
-    default: '2',
+    default: '4',
     description:
-      'Password hashes (argon2id, 19 MiB each: member creation, an Idempotency-Key with a password) computed at once; more wait or are refused like a search. 0: no limit.',
+      "Password hashes (argon2id: member creation, an Idempotency-Key with a password) handed at once to libuv's thread pool, which computes as many at a time as it has threads (UV_THREADPOOL_SIZE: 2 as npm start and the image run the service), 19 MiB each; the rest wait there, so that a thread starts the next hash at once. More wait or are refused like a search. 0: no limit.",
     parse: integer(0, 1000),
   },
   queueLength: {

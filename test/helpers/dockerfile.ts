@@ -4,7 +4,8 @@ import { ROOT } from './process.js'
 
 /**
  * What the Dockerfile at the root says about the image it builds, read from its text:
- * the final stage's user, port, data volume, entry point, labels and health check.
+ * the final stage's user, port, data volume, entry point, environment, labels and health
+ * check.
  * kubernetes.test.ts holds deploy/kubernetes.yaml to it, container.test.ts the built image.
  */
 export interface ImageFacts {
@@ -17,6 +18,8 @@ export interface ImageFacts {
   readonly port: number
   readonly volumes: readonly string[]
   readonly entrypoint: readonly string[]
+  /** ENV: the variables the image sets for its process. */
+  readonly environment: Readonly<Record<string, string>>
   readonly labels: Readonly<Record<string, string>>
   /** The path the HEALTHCHECK command asks, e.g. /health/live. */
   readonly healthPath: string
@@ -54,13 +57,23 @@ function instructionsOf(text: string): Instruction[] {
   })
 }
 
-/** `key="value" key=value …` of a LABEL instruction. */
-function labelsOf(args: string): Record<string, string> {
-  const labels: Record<string, string> = {}
+/** `key="value" key=value …` of a LABEL or ENV instruction. */
+function assignmentsOf(args: string): Record<string, string> {
+  const assignments: Record<string, string> = {}
   for (const match of args.matchAll(/([\w.-]+)=(?:"([^"]*)"|(\S+))/g)) {
-    labels[match[1] as string] = match[2] ?? match[3] ?? ''
+    assignments[match[1] as string] = match[2] ?? match[3] ?? ''
   }
-  return labels
+  return assignments
+}
+
+/** The assignments of every `keyword` instruction of `instructions`, later ones winning. */
+function allAssignments(instructions: Instruction[], keyword: string): Record<string, string> {
+  return Object.assign(
+    {},
+    ...instructions
+      .filter((found) => found.keyword === keyword)
+      .map(({ args }) => assignmentsOf(args)),
+  )
 }
 
 function single(instructions: Instruction[], keyword: string): string {
@@ -87,10 +100,8 @@ function imageFactsOf(text: string): ImageFacts {
     port: Number(single(final, 'EXPOSE')),
     volumes: JSON.parse(single(final, 'VOLUME')) as string[],
     entrypoint: JSON.parse(single(final, 'ENTRYPOINT')) as string[],
-    labels: Object.assign(
-      {},
-      ...final.filter(({ keyword }) => keyword === 'LABEL').map(({ args }) => labelsOf(args)),
-    ),
+    environment: allAssignments(final, 'ENV'),
+    labels: allAssignments(final, 'LABEL'),
     healthPath,
   }
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { expect } from 'vitest'
 import { isStale, SERVER_BUILD, WEB_BUILD } from '../../scripts/build-inputs.mjs'
-import { NODE_FLAGS } from '../../scripts/node-flags.mjs'
+import { NODE_ENVIRONMENT, NODE_FLAGS } from '../../scripts/node-flags.mjs'
 import { type DatabaseConfig, SETTINGS } from '../../src/config/settings.js'
 import { type HttpOptions, type HttpResponse, http } from './http.js'
 import { type LogSink, openLogSink } from './log-scan.js'
@@ -54,6 +54,7 @@ const running = new Set<ChildProcess>()
 export function cleanEnvironment(): NodeJS.ProcessEnv {
   const env = { ...process.env }
   for (const setting of Object.values(SETTINGS)) delete env[setting.name]
+  for (const name of Object.keys(NODE_ENVIRONMENT)) delete env[name]
   return env
 }
 
@@ -148,7 +149,7 @@ export function runBuilt(
 ): Promise<CommandOutcome> {
   const options = {
     cwd: ROOT,
-    env: { ...cleanEnvironment(), ...settings },
+    env: { ...cleanEnvironment(), ...NODE_ENVIRONMENT, ...settings },
     timeout: timeoutMs,
     killSignal: 'SIGKILL' as const,
   }
@@ -193,6 +194,8 @@ export async function startServerProcess(
     cwd,
     env: {
       ...cleanEnvironment(),
+      // Node's environment as the image and npm start give it (a command gives its own).
+      ...(command ? {} : NODE_ENVIRONMENT),
       HOST: '127.0.0.1',
       PORT: '0',
       ...databaseSettingsOf(database),

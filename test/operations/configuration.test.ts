@@ -35,7 +35,7 @@ describe('configuration', () => {
       workLimits: {
         searches: { concurrency: 1, queueLength: 64, queueTimeoutMs: 1000 },
         todoLists: { concurrency: 1, queueLength: 64, queueTimeoutMs: 1000 },
-        hashing: { concurrency: 2, queueLength: 64, queueTimeoutMs: 1000 },
+        hashing: { concurrency: 4, queueLength: 64, queueTimeoutMs: 1000 },
       },
       readTimeoutMs: 1000,
     })

@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { NODE_FLAGS } from '../../scripts/node-flags.mjs'
+import { NODE_ENVIRONMENT, NODE_ENVIRONMENT_SHELL, NODE_FLAGS } from '../../scripts/node-flags.mjs'
 import { type IsolatedDatabase, SQLITE_TARGET } from '../helpers/databases.js'
 import { imageFacts } from '../helpers/dockerfile.js'
 import {
@@ -47,15 +47,31 @@ async function expectServing(server: ServerProcess): Promise<void> {
   expect((await server.request('GET', '/')).status).toBe(200)
 }
 
-describe("Node's flags for the service (scripts/node-flags.mjs)", () => {
+describe("Node's flags and environment for the service (scripts/node-flags.mjs)", () => {
   it('are the ones npm start and the container image run it with', () => {
     const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>
     }
-    expect(scripts.start).toBe(`exec node ${NODE_FLAGS.join(' ')} scripts/start.mjs`)
+    expect(scripts.start).toBe(
+      `${NODE_ENVIRONMENT_SHELL} exec node ${NODE_FLAGS.join(' ')} scripts/start.mjs`,
+    )
     expect(imageFacts().entrypoint).toEqual(['node', ...NODE_FLAGS, 'dist/server.js'])
+    expect(imageFacts().environment).toMatchObject(NODE_ENVIRONMENT)
   })
 })
+
+/** The environment the process `pid` was started with. */
+function environmentOf(pid: number): Record<string, string> {
+  const entries = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean)
+  return Object.fromEntries(entries.map((entry) => entry.split(/=(.*)/s).slice(0, 2)))
+}
+
+/** The one child of `pid` (npm's: the server, which its script's shell became). */
+function onlyChildOf(pid: number): number {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ')
+  expect(children).toHaveLength(1)
+  return Number(children[0])
+}
 
 describe('npm start', () => {
   let database: IsolatedDatabase | undefined
@@ -80,6 +96,7 @@ describe('npm start', () => {
     async () => {
       const server = await startServerProcess(config(), {}, { command: ['npm', 'start'] })
       await expectServing(server)
+      expect(environmentOf(onlyChildOf(server.pid))).toMatchObject(NODE_ENVIRONMENT)
       server.kill('SIGTERM')
       expect(await server.exited).toEqual({ code: 0, signal: null })
       expect(server.logMessages()).toContain('stopped')

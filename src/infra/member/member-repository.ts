@@ -83,6 +83,57 @@ function profileColumns(profile: MemberProfile) {
   }
 }
 
+/** The rows of a new member: its own and its credential's. */
+function newRows(member: Member) {
+  return {
+    member: {
+      member_id: member.memberId,
+      ...profileColumns(member),
+      created_at: member.createdAt.toISOString(),
+      last_modified_at: member.lastModifiedAt.toISOString(),
+      version: member.version,
+    },
+    credential: {
+      member_id: member.memberId,
+      sign_id: member.credential.signId,
+      password_hash: member.credential.passwordHash,
+      password_last_changed_at: member.credential.passwordLastChangedAt.toISOString(),
+      last_modified_at: member.credential.lastModifiedAt.toISOString(),
+    },
+  }
+}
+
+/** Any member: the stand-in values the insert of both rows is compiled with. */
+const STAND_IN: Member = {
+  memberId: '',
+  firstName: '',
+  lastName: '',
+  genderCode: '',
+  dateOfBirth: '',
+  emailAddress: '',
+  telephoneNumber: null,
+  zipCode: null,
+  address: null,
+  credential: {
+    signId: '',
+    passwordHash: '',
+    passwordLastChangedAt: new Date(0),
+    lastModifiedAt: new Date(0),
+  },
+  createdAt: new Date(0),
+  lastModifiedAt: new Date(0),
+  version: 1,
+}
+
+/**
+ * The values of both rows in the order of the insert's stand-ins: newRows builds every
+ * member's rows with the same columns in the same order, none left out.
+ */
+function insertParameters(member: Member): unknown[] {
+  const rows = newRows(member)
+  return [...Object.values(rows.member), ...Object.values(rows.credential)]
+}
+
 export interface MemberRepositoryOptions {
   /** The search's plans (member-search.ts), for the database's engine. */
   readonly searches: MemberSearchQueries
@@ -90,6 +141,8 @@ export interface MemberRepositoryOptions {
 
 export class KyselyMemberRepository implements MemberRepository {
   readonly #byId: Precompiled<Row, [memberId: string]>
+  /** Both rows in one statement, where the engine allows it (a named statement on PostgreSQL). */
+  readonly #insertBoth: Precompiled<unknown> | undefined
   readonly #database: RepositoryDatabase
   readonly #searches: MemberSearchQueries
   private readonly db: Kysely<DatabaseSchema>
@@ -112,6 +165,11 @@ export class KyselyMemberRepository implements MemberRepository {
       : database.precompile(withMemberColumns(this.members().where('m.member_id', '=', '')), {
           atMostOne: true,
         })
+    this.#insertBoth = base
+      ? base.#insertBoth?.on(this.db)
+      : database.engine.insertsInWith
+        ? database.precompile(this.insertBoth(newRows(STAND_IN)))
+        : undefined
   }
 
   /** This repository on a transaction, cheaply: nothing is built or compiled again. */
@@ -145,34 +203,24 @@ export class KyselyMemberRepository implements MemberRepository {
     }
   }
 
+  /** One statement: the credential's foreign key is checked at its end, member inserted. */
+  private insertBoth(rows: ReturnType<typeof newRows>) {
+    return this.db
+      .with('m', (db) => db.insertInto('member').values(rows.member).returning('member_id'))
+      .insertInto('member_credential')
+      .values(rows.credential)
+  }
+
   /** The member's row and its credential's, both or neither. */
   async #insertRows(member: Member): Promise<void> {
-    const memberRow = {
-      member_id: member.memberId,
-      ...profileColumns(member),
-      created_at: member.createdAt.toISOString(),
-      last_modified_at: member.lastModifiedAt.toISOString(),
-      version: member.version,
-    }
-    const credentialRow = {
-      member_id: member.memberId,
-      sign_id: member.credential.signId,
-      password_hash: member.credential.passwordHash,
-      password_last_changed_at: member.credential.passwordLastChangedAt.toISOString(),
-      last_modified_at: member.credential.lastModifiedAt.toISOString(),
-    }
-    if (this.#database.engine.insertsInWith) {
-      // One statement: the credential's foreign key is checked at its end, member inserted.
-      await this.db
-        .with('m', (db) => db.insertInto('member').values(memberRow).returning('member_id'))
-        .insertInto('member_credential')
-        .values(credentialRow)
-        .execute()
+    if (this.#insertBoth) {
+      await this.#insertBoth(...insertParameters(member))
       return
     }
+    const rows = newRows(member)
     const write = async (trx: Kysely<DatabaseSchema>) => {
-      await trx.insertInto('member').values(memberRow).execute()
-      await trx.insertInto('member_credential').values(credentialRow).execute()
+      await trx.insertInto('member').values(rows.member).execute()
+      await trx.insertInto('member_credential').values(rows.credential).execute()
     }
     // In a unit of work its transaction holds both rows (Kysely does not nest transactions).
     if (this.db.isTransaction) await write(this.db)

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { expect } from 'vitest'
+import type { Member } from '../../src/domain/member/model.js'
 import type { HttpOptions, HttpResponse } from './http.js'
 import type { SuiteServer } from './server.js'
 
@@ -202,4 +203,31 @@ export function memberClient(suite: SuiteServer) {
   }
 
   return { call, createMember, search, searchPage }
+}
+
+/** A member as the domain hands it to a repository, the `sequence`th of a suite, unique by it. */
+export function storableMember(sequence: number, overrides: Partial<Member> = {}): Member {
+  const memberId = `M${String(sequence).padStart(9, '0')}`
+  const at = new Date('2026-01-01T00:00:00.000Z')
+  return {
+    memberId,
+    firstName: `First${sequence}`,
+    lastName: `Last${sequence}`,
+    genderCode: '1',
+    dateOfBirth: '1990-02-28',
+    emailAddress: `m${sequence}@example.com`,
+    telephoneNumber: null,
+    zipCode: '',
+    address: 'Tokyo',
+    credential: {
+      signId: `m${sequence}@example.com`,
+      passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA',
+      passwordLastChangedAt: at,
+      lastModifiedAt: at,
+    },
+    createdAt: at,
+    lastModifiedAt: at,
+    version: 1,
+    ...overrides,
+  }
 }

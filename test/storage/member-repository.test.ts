@@ -8,9 +8,8 @@ import {
 import { KyselyMemberRepository } from '../../src/infra/member/member-repository.js'
 import { MemberSearchQueries } from '../../src/infra/member/member-search.js'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
+import { storableMember } from '../helpers/members.js'
 import { explainQuery } from '../helpers/query-plans.js'
-
-const T0 = new Date('2026-01-01T00:00:00.000Z')
 
 for (const target of DATABASES) {
   describe.skipIf(!target.available)(`KyselyMemberRepository on ${target.name}`, () => {
@@ -34,28 +33,7 @@ for (const target of DATABASES) {
 
     function newMember(overrides: Partial<Member> = {}): Member {
       sequence += 1
-      const memberId = `M${String(sequence).padStart(9, '0')}`
-      return {
-        memberId,
-        firstName: `First${sequence}`,
-        lastName: `Last${sequence}`,
-        genderCode: '1',
-        dateOfBirth: '1990-02-28',
-        emailAddress: `m${sequence}@example.com`,
-        telephoneNumber: null,
-        zipCode: '',
-        address: 'Tokyo',
-        credential: {
-          signId: `m${sequence}@example.com`,
-          passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA',
-          passwordLastChangedAt: T0,
-          lastModifiedAt: T0,
-        },
-        createdAt: T0,
-        lastModifiedAt: T0,
-        version: 1,
-        ...overrides,
-      }
+      return storableMember(sequence, overrides)
     }
 
     const byName = (namePrefix: string, sort: MemberSearch['sort'] = []): MemberSearch => ({

@@ -30,7 +30,7 @@ export const NODE_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=256'
  *   starts the next at once, without waiting for the event loop to hand it over. With
  *   four threads and two hashes the cores rested between hashes; with four hashes on four
  *   threads, their 19 MiB work areas contended for the cache. With 4 POSTs of a Member in
- *   flight, against bare hashing: 0.91 of its rate before, 1.02 to 1.20 after on SQLite;
+ *   flight, against bare hashing: 0.91 of its rate before, 0.92 to 1.20 after on SQLite;
  *   0.86 before, 0.88 to 0.93 after on PostgreSQL (docs/performance.md).
  */
 export const NODE_ENVIRONMENT = { UV_THREADPOOL_SIZE: '2' }

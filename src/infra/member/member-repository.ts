@@ -168,7 +168,7 @@ export class KyselyMemberRepository implements MemberRepository {
     this.#insertBoth = base
       ? base.#insertBoth?.on(this.db)
       : database.engine.insertsInWith
-        ? database.precompile(this.insertBoth(newRows(STAND_IN)))
+        ? database.precompile(this.insertBothQuery(newRows(STAND_IN)))
         : undefined
   }
 
@@ -204,7 +204,7 @@ export class KyselyMemberRepository implements MemberRepository {
   }
 
   /** One statement: the credential's foreign key is checked at its end, member inserted. */
-  private insertBoth(rows: ReturnType<typeof newRows>) {
+  private insertBothQuery(rows: ReturnType<typeof newRows>) {
     return this.db
       .with('m', (db) => db.insertInto('member').values(rows.member).returning('member_id'))
       .insertInto('member_credential')

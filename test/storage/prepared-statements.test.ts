@@ -9,8 +9,8 @@ import { storableMember } from '../helpers/members.js'
 /**
  * DB_PREPARED_STATEMENTS on PostgreSQL: the hot statements (lookups by id, a member's
  * insert) are prepared once per connection under a name and then run by it; other SQL
- * stays unnamed. `auto`
- * names them unless the service is told it sits behind a transaction pooler.
+ * stays unnamed. `auto` names them unless the service is told it sits behind a
+ * transaction pooler.
  */
 describe.skipIf(!POSTGRES_TARGET.available)('prepared statements on postgres', () => {
   let isolated: IsolatedDatabase
@@ -27,7 +27,7 @@ describe.skipIf(!POSTGRES_TARGET.available)('prepared statements on postgres', (
    * The statements prepared on the connection of one transaction that looks up by id
    * twice and creates two members.
    */
-  async function preparedAfterLookups(namedStatements: boolean | undefined) {
+  async function preparedAfterHotStatements(namedStatements: boolean | undefined) {
     const config = isolated.config as Extract<DatabaseConfig, { kind: 'postgres' }>
     const database = await createDatabase(
       namedStatements === undefined ? config : { ...config, namedStatements },
@@ -67,7 +67,7 @@ describe.skipIf(!POSTGRES_TARGET.available)('prepared statements on postgres', (
   ]
 
   it('auto: names them directly, and sends them unnamed behind a transaction pooler', async () => {
-    const prepared = hot(await preparedAfterLookups(undefined))
+    const prepared = hot(await preparedAfterHotStatements(undefined))
     if (behindTransactionPooler()) expect(prepared).toEqual([])
     else expect(prepared).toEqual(expect.arrayContaining(hotStatements))
     if (!behindTransactionPooler()) expect(prepared).toHaveLength(hotStatements.length)
@@ -75,12 +75,12 @@ describe.skipIf(!POSTGRES_TARGET.available)('prepared statements on postgres', (
 
   it('on: names them (a transaction pooler must track them: PgBouncer 1.21+)', async (context) => {
     if (behindTransactionPooler()) context.skip('PgBouncer 1.18 cannot track named statements')
-    const prepared = hot(await preparedAfterLookups(true))
+    const prepared = hot(await preparedAfterHotStatements(true))
     expect(prepared).toHaveLength(hotStatements.length)
     expect(prepared).toEqual(expect.arrayContaining(hotStatements))
   })
 
   it('off: names nothing', async () => {
-    expect(hot(await preparedAfterLookups(false))).toEqual([])
+    expect(hot(await preparedAfterHotStatements(false))).toEqual([])
   })
 })

@@ -68,8 +68,8 @@ function bound<Schema, Row, Parameters extends unknown[]>(
  * times a second with the same SQL (and a create's insert, hundreds), so it is compiled
  * once, with stand-in values, and run with the real ones, given in the same order:
  * directly where the database allows it (engine.ts, DirectReads), through Kysely on `db`
- * otherwise. On PostgreSQL it is
- * also a named (prepared) statement, unless DB_PREPARED_STATEMENTS says otherwise.
+ * otherwise. On PostgreSQL it is also a named (prepared) statement, unless
+ * DB_PREPARED_STATEMENTS says otherwise.
  */
 export type Precompile = <Row, Parameters extends unknown[] = unknown[]>(
   query: Compilable<Row>,

@@ -1,4 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net'
+import type { DatabaseConfig } from '../../src/config/settings.js'
+import { POSTGRES_URL } from './databases.js'
 
 /**
  * A TCP proxy on a loopback port in front of a real server (PostgreSQL), so a test can
@@ -90,4 +92,16 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
     close: stop,
   }
+}
+
+/** A PostgreSQL database reached through a proxy in front of the test server: its config, and the proxy. */
+export async function viaProxy(
+  database: DatabaseConfig,
+): Promise<{ proxy: TcpProxy; config: DatabaseConfig }> {
+  if (database.kind !== 'postgres') throw new Error('expected PostgreSQL')
+  const upstream = new URL(POSTGRES_URL as string)
+  const proxy = await startTcpProxy(upstream.hostname, Number(upstream.port || 5432))
+  const url = new URL(database.url)
+  url.host = `127.0.0.1:${proxy.port}`
+  return { proxy, config: { ...database, url: url.toString() } }
 }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { JSON_TYPE } from '../helpers/api-errors.js'
-import { POSTGRES_TARGET, POSTGRES_URL, SQLITE_TARGET } from '../helpers/databases.js'
+import { POSTGRES_TARGET, SQLITE_TARGET } from '../helpers/databases.js'
 import { serverPerSuite, startServer, type TestServer } from '../helpers/server.js'
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
+import { type TcpProxy, viaProxy } from '../helpers/tcp-proxy.js'
 
 const completedLines = (server: TestServer, route: string) =>
   server.logs.filter((line) => line.msg === 'request completed' && line.route === route)
@@ -51,15 +51,9 @@ describe.skipIf(!POSTGRES_TARGET.available)(
     beforeAll(async () => {
       const isolated = await POSTGRES_TARGET.create()
       dropDatabase = isolated.drop
-      const upstream = new URL(POSTGRES_URL as string)
-      proxy = await startTcpProxy(upstream.hostname, Number(upstream.port || 5432))
-      if (isolated.config.kind !== 'postgres') throw new Error('expected PostgreSQL')
-      const viaProxy = new URL(isolated.config.url)
-      viaProxy.host = `127.0.0.1:${proxy.port}`
-      server = await startServer(
-        { ...isolated.config, url: viaProxy.toString() },
-        { READY_TIMEOUT: '500' },
-      )
+      const proxied = await viaProxy(isolated.config)
+      proxy = proxied.proxy
+      server = await startServer(proxied.config, { READY_TIMEOUT: '500' })
     })
     afterAll(async () => {
       await server?.close()

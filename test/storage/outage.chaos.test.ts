@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type IsolatedDatabase, POSTGRES_TARGET, POSTGRES_URL } from '../helpers/databases.js'
+import { type IsolatedDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
 import type { HttpResponse } from '../helpers/http.js'
 import { startServer, type TestServer } from '../helpers/server.js'
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
+import { type TcpProxy, viaProxy } from '../helpers/tcp-proxy.js'
 import { pause } from '../helpers/time.js'
 
 /**
@@ -36,12 +36,9 @@ describe.skipIf(!POSTGRES_TARGET.available)('A database outage under load on pos
 
   beforeAll(async () => {
     database = await POSTGRES_TARGET.create()
-    if (database.config.kind !== 'postgres') throw new Error('expected PostgreSQL')
-    const upstream = new URL(POSTGRES_URL as string)
-    proxy = await startTcpProxy(upstream.hostname, Number(upstream.port || 5432))
-    const viaProxy = new URL(database.config.url)
-    viaProxy.host = `127.0.0.1:${proxy.port}`
-    server = await startServer({ ...database.config, url: viaProxy.toString() })
+    const proxied = await viaProxy(database.config)
+    proxy = proxied.proxy
+    server = await startServer(proxied.config)
   })
   afterAll(async () => {
     await server?.close()

@@ -2,6 +2,7 @@ import { PostgresDialect, type PostgresPool } from 'kysely'
 import type pg from 'pg'
 import { MigrationLockDialect } from '../engine/migration-lock.js'
 import type { OpenedEngine } from '../engine/traits.js'
+import { clientWithAnswerDeadline } from './answer-deadline.js'
 import {
   namedStatement,
   naming,
@@ -37,6 +38,9 @@ export interface PostgresOptions {
 const MIGRATION_LOCK = ['begin', 'select pg_advisory_xact_lock(3853314791062309107)']
 
 const DATE_OID = 1082
+
+/** How long after the server should have cancelled a statement the client stops waiting for it. */
+const ANSWER_GRACE_MS = 250
 
 /** A PostgreSQL `date` stays the `yyyy-MM-dd` text it is, instead of a local-midnight Date. */
 function typeParser(types: typeof pg.types) {
@@ -80,7 +84,7 @@ export async function openPostgres(options: PostgresOptions): Promise<OpenedEngi
     // does not come (a dead network), a little later. A direct connection takes it once,
     // as a startup parameter; behind a transaction pooler every transaction sets it.
     ...(!pooled && { statement_timeout: timeoutMs }),
-    query_timeout: timeoutMs + 250,
+    Client: clientWithAnswerDeadline(pg.Client, timeoutMs + ANSWER_GRACE_MS),
     keepAlive: true,
     idleTimeoutMillis: 30_000,
   })

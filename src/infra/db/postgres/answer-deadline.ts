@@ -6,6 +6,15 @@ const SWEEP_EVERY_MS = 100
 type Answered = (error: Error | null, result: pg.QueryResult) => void
 
 /**
+ * As pg's own promise does: a failure's stack, which leads to the socket's read, is
+ * captured again where the statement is awaited, so that it names the code that ran it.
+ */
+function withCallersStack(error: Error): never {
+  Error.captureStackTrace(error, withCallersStack)
+  throw error
+}
+
+/**
  * pg's Client, with the client's own deadline for an answer: a connection whose statement
  * has had no answer `limitMs` after it was sent (a network that went dead, a server that
  * stopped answering; only the client can notice) is ended. That fails the statement, and
@@ -73,7 +82,7 @@ export function clientWithAnswerDeadline(Client: typeof pg.Client, limitMs: numb
           if (error) reject(error)
           else resolve(result)
         })
-      })
+      }).catch(withCallersStack)
     }
   }
   return DeadlineClient

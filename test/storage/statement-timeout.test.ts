@@ -80,12 +80,17 @@ describe.skipIf(!POSTGRES_TARGET.available)(
     let isolated: IsolatedDatabase
     let proxy: TcpProxy
     let database: Database
+    let lookup: (id: string) => Promise<unknown>
 
     beforeAll(async () => {
       isolated = await POSTGRES_TARGET.create()
       const proxied = await viaProxy(isolated.config)
       proxy = proxied.proxy
       database = await createDatabase(proxied.config, { timeoutMs: TIMEOUT_MS })
+      lookup = database.precompile(
+        database.db.selectFrom('todo').select('todo_id').where('todo_id', '=', ''),
+        { atMostOne: true },
+      )
     })
     afterAll(async () => {
       await database?.close()
@@ -93,17 +98,9 @@ describe.skipIf(!POSTGRES_TARGET.available)(
       await isolated?.drop()
     })
 
-    const lookup = () =>
-      database.precompile(
-        database.db.selectFrom('todo').select('todo_id').where('todo_id', '=', ''),
-        {
-          atMostOne: true,
-        },
-      )
-
     const statements = {
       'a statement run by Kysely': () => sql`select 1`.execute(database.db),
-      "a precompiled read (pg's pool.query)": async () => lookup()('none'),
+      "a precompiled read (pg's pool.query)": () => lookup('none'),
     }
 
     for (const [name, statement] of Object.entries(statements)) {
@@ -114,7 +111,8 @@ describe.skipIf(!POSTGRES_TARGET.available)(
           const { error, ms } = await failure(statement)
           expect(error).toBeInstanceOf(DataAccessError)
           expect(ms).toBeGreaterThanOrEqual(DEADLINE_MS - 20)
-          expect(ms).toBeLessThan(DEADLINE_MS + 100 + 150)
+          // One sweep's period past the deadline, and slack for a busy machine.
+          expect(ms).toBeLessThan(DEADLINE_MS + 100 + 100)
         } finally {
           await proxy.restore()
         }

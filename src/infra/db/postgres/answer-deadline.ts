@@ -27,13 +27,14 @@ function withCallersStack(error: Error): never {
  * own pace: the service reads none.
  */
 export function clientWithAnswerDeadline(Client: typeof pg.Client, limitMs: number) {
-  const waiting = new Set<DeadlineClient>()
+  /** Each connection awaiting an answer, and when the statement it awaits was sent. */
+  const waiting = new Map<DeadlineClient, number>()
   let sweep: NodeJS.Timeout | undefined
 
   const endLate = () => {
     const sentBefore = performance.now() - limitMs
-    for (const client of waiting) {
-      if (client.sentAt < sentBefore) {
+    for (const [client, sentAt] of waiting) {
+      if (sentAt < sentBefore) {
         waiting.delete(client)
         void client.end()
       }
@@ -45,21 +46,20 @@ export function clientWithAnswerDeadline(Client: typeof pg.Client, limitMs: numb
   }
 
   class DeadlineClient extends Client {
-    /** When the statement now awaited was sent (pg sends a client's statements one at a time). */
-    sentAt = 0
+    /** Statements given to this connection and not answered yet (pg sends them one at a time). */
     #unanswered = 0
 
     #sent(): void {
       this.#unanswered += 1
       if (this.#unanswered > 1) return
-      this.sentAt = performance.now()
-      waiting.add(this)
+      waiting.set(this, performance.now())
       sweep ??= setInterval(endLate, SWEEP_EVERY_MS).unref()
     }
 
     #answered(): void {
       this.#unanswered -= 1
-      if (this.#unanswered > 0) this.sentAt = performance.now()
+      // The next statement in this connection's queue is sent now.
+      if (this.#unanswered > 0) waiting.set(this, performance.now())
       else waiting.delete(this)
     }
 

@@ -80,7 +80,7 @@ describe.skipIf(!POSTGRES_TARGET.available)(
     let isolated: IsolatedDatabase
     let proxy: TcpProxy
     let database: Database
-    let lookup: (id: string) => Promise<unknown>
+    let lookup: (id: string) => unknown
 
     beforeAll(async () => {
       isolated = await POSTGRES_TARGET.create()
@@ -100,7 +100,7 @@ describe.skipIf(!POSTGRES_TARGET.available)(
 
     const statements = {
       'a statement run by Kysely': () => sql`select 1`.execute(database.db),
-      "a precompiled read (pg's pool.query)": () => lookup('none'),
+      "a precompiled read (pg's pool.query)": async () => lookup('none'),
     }
 
     for (const [name, statement] of Object.entries(statements)) {

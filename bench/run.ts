@@ -469,17 +469,49 @@ interface Row {
   readonly figure: Figure
   readonly referenceValue: number
   readonly oursValue: number
-  /** ours / reference, or for an `overBy` target ours - reference. */
+  /**
+   * ours / reference, or for an `overBy` target ours - reference: the median of the
+   * rounds' own comparisons, except for memory (below).
+   */
   readonly comparison: number
+  /** Each round's comparison: ours against the reference measured just before it. */
+  readonly byRound: readonly number[]
   readonly target: string
   readonly met: boolean | null
   readonly ours: { reqPerSec: number; p50: number; p99: number }
 }
 
+const valuesOf = (samples: readonly Sample[], figure: Figure) =>
+  samples.map((sample) => sample[figure as keyof Sample] ?? Number.NaN)
+
 /** The worst of the rounds for memory (its peak), the median for everything else. */
 function figureOf(samples: readonly Sample[], figure: Figure): number {
-  const values = samples.map((sample) => sample[figure as keyof Sample] ?? Number.NaN)
+  const values = valuesOf(samples, figure)
   return figure === 'peakRssMb' ? Math.max(...values) : median(values)
+}
+
+/**
+ * Each round measures the reference and then ours, seconds apart, and this machine's
+ * speed drifts by a quarter within minutes (docs/performance.md): a ratio is taken
+ * within each round, and the table gives their median. The ratio of the two sides'
+ * medians could pair the reference's fast round with ours' slow one. Memory is the
+ * worst peak of ours over the worst of the reference's, whatever rounds they came from.
+ */
+function comparisonsOf(
+  references: readonly Sample[],
+  ours: readonly Sample[],
+  figure: Figure,
+  difference: boolean,
+): { comparison: number; byRound: number[] } {
+  const [against, of] = [valuesOf(references, figure), valuesOf(ours, figure)]
+  const compare = (value: number, reference: number) =>
+    difference ? value - reference : value / reference
+  const byRound = of.map((value, round) => compare(value, against[round] ?? Number.NaN))
+  const comparison =
+    figure === 'peakRssMb'
+      ? compare(figureOf(ours, figure), figureOf(references, figure))
+      : median(byRound)
+  return { comparison, byRound }
 }
 
 function rowsOf(scenario: Scenario, references: Sample[], ours: Sample[]): Row[] {
@@ -489,7 +521,7 @@ function rowsOf(scenario: Scenario, references: Sample[], ours: Sample[]): Row[]
     const referenceValue = figureOf(references, figure)
     const oursValue = figureOf(ours, figure)
     const difference = target?.overBy !== undefined
-    const comparison = difference ? oursValue - referenceValue : oursValue / referenceValue
+    const { comparison, byRound } = comparisonsOf(references, ours, figure, difference)
     const { min, max, overBy } = target ?? {}
     return {
       scenario: scenario.name,
@@ -498,6 +530,7 @@ function rowsOf(scenario: Scenario, references: Sample[], ours: Sample[]): Row[]
       referenceValue,
       oursValue,
       comparison,
+      byRound,
       target:
         overBy !== undefined
           ? `<= +${overBy} MB`
@@ -554,6 +587,7 @@ async function coldStarts(small: Dataset): Promise<Row[]> {
       referenceValue,
       oursValue,
       comparison: oursValue / referenceValue,
+      byRound: of.map((value, round) => value / (against[round] ?? Number.NaN)),
       target: '<= 1.2',
       met: oursValue / referenceValue <= 1.2,
       ours: { reqPerSec: 0, p50: oursValue, p99: Math.max(...of) },
@@ -586,13 +620,16 @@ const FIGURE_NAMES: Record<Figure, string> = {
 function printTable(rows: Row[]): string {
   const format = (value: number) =>
     value >= 100 ? Math.round(value).toLocaleString('en') : value.toFixed(2)
+  const compared = (row: Row, value: number) =>
+    row.target.includes('MB') ? `${value >= 0 ? '+' : ''}${value.toFixed(0)} MB` : value.toFixed(2)
   const lines = [
-    '| Scenario | Reference | Figure | Reference | Ours | Ratio | Target | Met | Ours p50 / p99 ms |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| Scenario | Reference | Figure | Reference | Ours | Ratio | By round | Target | Met | Ours p50 / p99 ms |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (row) =>
         `| ${row.scenario} | ${row.reference} | ${FIGURE_NAMES[row.figure]} | ${format(row.referenceValue)} | ` +
-        `${format(row.oursValue)} | ${row.target.includes('MB') ? `${row.comparison >= 0 ? '+' : ''}${row.comparison.toFixed(0)} MB` : row.comparison.toFixed(2)} | ` +
+        `${format(row.oursValue)} | ${compared(row, row.comparison)} | ` +
+        `${row.byRound.map((value) => compared(row, value)).join(', ')} | ` +
         `${row.target} | ${row.met === null ? '' : row.met ? 'yes' : 'NO'} | ` +
         `${row.ours.p50.toFixed(2)} / ${row.ours.p99.toFixed(2)} |`,
     ),

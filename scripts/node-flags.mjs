@@ -9,9 +9,9 @@
  *   objects are made) grows to at most 4 MB a half instead of 16. Busy, the default grew
  *   it to some 32 MB that the process then kept: measured with 4 POSTs of a Member in
  *   flight, peak RSS +23 MB over a bare process hashing the same passwords, +7 MB with
- *   this, no CPU per answer measurably more (docs/performance.md). 8 MB took 7 % less
- *   CPU per GET on PostgreSQL, but the POST load's peak RSS then reached +31 MB in half
- *   the runs, past the +30 MB target.
+ *   this (docs/performance.md). Measured again on 2026-11-29: 8 MB takes some 6 %
+ *   less CPU per GET on PostgreSQL (1 % on SQLite), but the same POST load then peaked
+ *   at +24 to +28 MB on SQLite (4 MB: +17 to +22), against a +30 MB target.
  * --max-old-space-size=256: by default V8 sizes the old generation from the machine's
  *   memory and lets garbage reach about four times what is alive before a full
  *   collection; with this ceiling, about twice. Peak RSS under hostile load about halved

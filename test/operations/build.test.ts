@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { SourceMap } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 import {
@@ -77,4 +79,45 @@ describe('The production build', () => {
       })
     })
   }
+})
+
+/**
+ * The bundle's map holds the service's own sources only (scripts/build.mjs,
+ * ownSourcesOnly): a stack frame in our code names its TypeScript file, one in a bundled
+ * library names the bundle's position, never a file of ours nearby.
+ */
+describe("The bundle's source map", () => {
+  let map: SourceMap
+  let bundle: string
+  beforeAll(() => {
+    buildOnce()
+    map = new SourceMap(JSON.parse(readFileSync('dist/service.js.map', 'utf8')))
+    bundle = readFileSync('dist/service.js', 'utf8')
+  }, PROCESS_TEST.timeout)
+
+  /** Where `code` starts in the bundle, as a map's zero-based line and column. */
+  const positionOf = (code: string) => {
+    const at = bundle.indexOf(code)
+    expect(at).toBeGreaterThan(-1)
+    const before = bundle.slice(0, at).split('\n')
+    return { line: before.length - 1, column: (before.at(-1) ?? '').length }
+  }
+
+  it('names only the sources under src/', () => {
+    const sources = (map.payload as { sources: string[] }).sources
+    expect(sources.length).toBeGreaterThan(50)
+    for (const source of sources) expect(source).toMatch(/^\.\.\/src\//)
+  })
+
+  /** The source a position of the bundle maps to; none for an unmapped one. */
+  const sourceAt = ({ line, column }: { line: number; column: number }) =>
+    (map.findEntry(line, column) as { originalSource?: string }).originalSource
+
+  it('maps our code to its TypeScript file, and a bundled library to no file', () => {
+    expect(sourceAt(positionOf('function storedInstant('))).toMatch(
+      /src\/infra\/db\/stored-instant\.ts$/,
+    )
+    const library = positionOf('function detectRecursiveSchemas(')
+    expect(sourceAt({ ...library, column: library.column + 20 })).toBeUndefined()
+  })
 })

@@ -17,6 +17,11 @@
  * compiling what the warm-up made hot: the figure is the median of the windows after
  * `--settle`. Runs the targets one after another; about two minutes each. Needs valgrind
  * (Debian's package; `.ci/run` does not install it, as no test uses it).
+ *
+ * `--simulate` has callgrind simulate the caches and branch predictors too (about twice
+ * as slow) and adds, per answer, the first-level instruction and data cache misses and
+ * the mispredicted branches: what besides the instructions makes one answer's CPU time
+ * longer than another's.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -36,6 +41,7 @@ const { values: options, positionals: targets } = parseArgs({
     settle: { type: 'string', default: '2' },
     answers: { type: 'string', default: '2000' },
     connections: { type: 'string', default: '10' },
+    simulate: { type: 'boolean', default: false },
   },
 })
 if (!options.path || targets.length < 1 || Number(options.windows) <= Number(options.settle)) {
@@ -72,20 +78,40 @@ const callgrind = (vgdbPrefix: string, pid: number, ...args: string[]) =>
     stdio: 'ignore',
   })
 
-/** The instructions counted in one dump (its `totals:` line). */
-function totalOf(file: string): number {
-  const found = /^(?:totals|summary): (\d+)/m.exec(readFileSync(file, 'utf8'))
-  if (!found) throw new Error(`${file}: no totals`)
-  return Number(found[1])
+/** What `--simulate` adds, as sums of callgrind's events. */
+const SIMULATED = {
+  'I1 misses': ['I1mr'],
+  'D1 misses': ['D1mr', 'D1mw'],
+  'branches mispredicted': ['Bcm', 'Bim'],
+} as const
+type Figure = 'instructions' | keyof typeof SIMULATED
+const FIGURES: readonly Figure[] = [
+  'instructions',
+  ...(options.simulate ? (Object.keys(SIMULATED) as (keyof typeof SIMULATED)[]) : []),
+]
+
+/** The figures counted in one dump (its `events:` and `totals:` lines). */
+function totalsOf(file: string): Record<Figure, number> {
+  const text = readFileSync(file, 'utf8')
+  const events = /^events: (.+)$/m.exec(text)?.[1]?.split(' ')
+  const totals = /^(?:totals|summary): (.+)$/m.exec(text)?.[1]?.split(' ').map(Number)
+  if (!events || !totals) throw new Error(`${file}: no totals`)
+  const event = (name: string) => totals[events.indexOf(name)] ?? 0
+  const figures = { instructions: event('Ir') } as Record<Figure, number>
+  for (const [figure, names] of Object.entries(SIMULATED)) {
+    figures[figure as Figure] = names.reduce((sum, name) => sum + event(name), 0)
+  }
+  return figures
 }
 
-async function measure(target: Target): Promise<number[]> {
+async function measure(target: Target): Promise<Record<Figure, number>[]> {
   const directory = mkdtempSync(join(tmpdir(), 'instructions-'))
   const out = join(directory, 'callgrind.out')
   const vgdbPrefix = join(directory, 'vgdb')
   const command = [
     'valgrind',
     '--tool=callgrind',
+    ...(options.simulate ? ['--cache-sim=yes', '--branch-sim=yes'] : []),
     '--instr-atstart=no',
     // V8 writes machine code into memory it then runs.
     '--smc-check=all-non-file',
@@ -101,12 +127,18 @@ async function measure(target: Target): Promise<number[]> {
     const amount = Number(options.answers)
     await answer(url, Number(options['warm-up']))
     callgrind(vgdbPrefix, server.pid, '--instr=on')
-    const perAnswer: number[] = []
+    const perAnswer: Record<Figure, number>[] = []
     for (let window = 1; window <= Number(options.windows); window += 1) {
       callgrind(vgdbPrefix, server.pid, '--zero')
       await answer(url, amount)
       callgrind(vgdbPrefix, server.pid, '--dump')
-      perAnswer.push(totalOf(`${out}.${window}`) / amount)
+      const totals = totalsOf(`${out}.${window}`)
+      perAnswer.push(
+        Object.fromEntries(FIGURES.map((figure) => [figure, totals[figure] / amount])) as Record<
+          Figure,
+          number
+        >,
+      )
     }
     return perAnswer
   } finally {
@@ -116,22 +148,37 @@ async function measure(target: Target): Promise<number[]> {
 }
 
 const settle = Number(options.settle)
-const rows: { name: string; figure: number; windows: number[] }[] = []
+interface Row {
+  readonly name: string
+  /** Each figure's median over the settled windows. */
+  readonly figures: Record<Figure, number>
+  readonly windows: number[]
+}
+const rows: Row[] = []
 for (const spec of targets) {
   const target = targetOf(spec, options.path as string)
-  const windows = await measure(target)
-  const figure = median(windows.slice(settle))
-  rows.push({ name: target.name, figure, windows })
+  const measured = await measure(target)
+  const settled = measured.slice(settle)
+  const figures = Object.fromEntries(
+    FIGURES.map((figure) => [figure, median(settled.map((window) => window[figure]))]),
+  ) as Record<Figure, number>
+  const windows = measured.map((window) => window.instructions)
+  rows.push({ name: target.name, figures, windows })
   const listed = windows.map((count) => Math.round(count)).join(' ')
-  console.log(`${target.name}: ${Math.round(figure)} instructions per answer (windows ${listed})`)
-}
-const first = rows[0]?.figure ?? Number.NaN
-console.log(`\n| Server | Instructions per answer | Ratio to ${rows[0]?.name} | By window |`)
-console.log('|---|---|---|---|')
-for (const row of rows) {
-  const listed = row.windows.map((count) => Math.round(count)).join(' ')
   console.log(
-    `| ${row.name} | ${Math.round(row.figure)} | ${(row.figure / first).toFixed(3)} | ${listed} |`,
+    `${target.name}: ${Math.round(figures.instructions)} instructions per answer (windows ${listed})`,
   )
+}
+const first = rows[0]
+const perAnswer = FIGURES.map((figure) => `${figure} per answer | ratio`)
+console.log(`\n| Server | ${perAnswer.join(' | ')} | Instructions by window |`)
+console.log(`|---|${FIGURES.map(() => '---|---|').join('')}---|`)
+for (const row of rows) {
+  const cells = FIGURES.map((figure) => {
+    const ratio = row.figures[figure] / (first?.figures[figure] ?? Number.NaN)
+    return `${Math.round(row.figures[figure])} | ${ratio.toFixed(3)}`
+  })
+  const listed = row.windows.map((count) => Math.round(count)).join(' ')
+  console.log(`| ${row.name} | ${cells.join(' | ')} | ${listed} |`)
 }
 process.exit(0)

@@ -170,7 +170,7 @@ for (const spec of targets) {
   )
 }
 const first = rows[0]
-const perAnswer = FIGURES.map((figure) => `${figure} per answer | ratio`)
+const perAnswer = FIGURES.map((figure) => `${figure} per answer | ratio to ${first?.name}`)
 console.log(`\n| Server | ${perAnswer.join(' | ')} | Instructions by window |`)
 console.log(`|---|${FIGURES.map(() => '---|---|').join('')}---|`)
 for (const row of rows) {

@@ -18,8 +18,8 @@
  * `--settle`. Runs the targets one after another; about two minutes each. Needs valgrind
  * (Debian's package; `.ci/run` does not install it, as no test uses it).
  *
- * `--simulate` has callgrind simulate the caches and branch predictors too (about twice
- * as slow) and adds, per answer, the first-level instruction and data cache misses and
+ * `--simulate` has callgrind simulate the caches and branch predictors too (slower: a
+ * short run of the reference took 45 s against 32 s) and adds, per answer, the first-level instruction and data cache misses and
  * the mispredicted branches: what besides the instructions makes one answer's CPU time
  * longer than another's.
  */

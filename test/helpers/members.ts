@@ -208,7 +208,7 @@ export function memberClient(suite: SuiteServer) {
 /** A member as the domain hands it to a repository, the `sequence`th of a suite, unique by it. */
 export function storableMember(sequence: number, overrides: Partial<Member> = {}): Member {
   const memberId = `M${String(sequence).padStart(9, '0')}`
-  const at = new Date('2026-01-01T00:00:00.000Z')
+  const at = '2026-01-01T00:00:00.000Z'
   return {
     memberId,
     firstName: `First${sequence}`,

@@ -61,7 +61,12 @@ for (const target of DATABASES) {
     it('updates only at the expected version', async () => {
       const member = newMember()
       await repository.insert(member)
-      const changed = { ...member, firstName: 'Changed', version: 2, lastModifiedAt: new Date() }
+      const changed = {
+        ...member,
+        firstName: 'Changed',
+        version: 2,
+        lastModifiedAt: new Date().toISOString(),
+      }
       expect(await repository.update(changed, 5)).toBe(false)
       expect(await repository.update(changed, 1)).toBe(true)
       expect(await repository.findById(member.memberId)).toEqual(changed)

@@ -27,7 +27,7 @@ for (const target of DATABASES) {
         todoId: `00000000-0000-7000-8000-${String(sequence).padStart(12, '0')}`,
         todoTitle: `todo ${sequence}`,
         finished: false,
-        createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, sequence)),
+        createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, sequence)).toISOString(),
         ...overrides,
       }
     }
@@ -35,7 +35,7 @@ for (const target of DATABASES) {
     it('stores and reads back a Todo exactly, millisecond time stamp included', async () => {
       const todo = newTodo({
         todoTitle: '絵文字 😀 and "quotes"',
-        createdAt: new Date('2026-11-22T09:15:02.123Z'),
+        createdAt: '2026-11-22T09:15:02.123Z',
       })
       await repository.insert(todo)
       expect(await repository.findById(todo.todoId)).toEqual(todo)
@@ -74,8 +74,8 @@ for (const target of DATABASES) {
     }
 
     it('lists by creation time, ties broken by id', async () => {
-      const stamp = new Date('2030-01-01T00:00:00.000Z')
-      const later = newTodo({ createdAt: new Date('2030-01-01T00:00:00.001Z') })
+      const stamp = '2030-01-01T00:00:00.000Z'
+      const later = newTodo({ createdAt: '2030-01-01T00:00:00.001Z' })
       const tieB = newTodo({ todoId: 'ffff-b', createdAt: stamp })
       const tieA = newTodo({ todoId: 'ffff-a', createdAt: stamp })
       for (const todo of [later, tieB, tieA]) await repository.insert(todo)
@@ -100,27 +100,24 @@ for (const target of DATABASES) {
       const todos: Todo[] = []
       for (const [index, stamp] of stamps.entries()) {
         for (const suffix of ['c', 'a', 'b']) {
-          todos.push(newTodo({ todoId: `page-${index}-${suffix}`, createdAt: new Date(stamp) }))
+          todos.push(newTodo({ todoId: `page-${index}-${suffix}`, createdAt: stamp }))
         }
       }
       for (const todo of [...todos].reverse()) await repository.insert(todo)
-      const expected = [...todos].sort((a, b) =>
-        a.createdAt.getTime() === b.createdAt.getTime()
-          ? a.todoId < b.todoId
-            ? -1
-            : 1
-          : a.createdAt.getTime() - b.createdAt.getTime(),
-      )
+      const expected = [...todos].sort((a, b) => {
+        const time = Date.parse(a.createdAt) - Date.parse(b.createdAt)
+        return time !== 0 ? time : a.todoId < b.todoId ? -1 : 1
+      })
       for (const limit of [1, 2, 3, 4, 21, 22]) {
         expect(await listAll(limit), `pages of ${limit}`).toEqual(expected)
       }
       // A position between two Todos (not one of them) works as well.
-      const after = { createdAt: new Date('2040-01-01T00:00:00.005Z'), todoId: 'zzz' }
+      const after = { createdAt: '2040-01-01T00:00:00.005Z', todoId: 'zzz' }
       expect((await repository.listAfter(after, 2)).map((todo) => todo.todoId)).toEqual([
         'page-2-a',
         'page-2-b',
       ])
-      const lastOfTie = { createdAt: new Date(stamps[0] as string), todoId: 'page-0-b' }
+      const lastOfTie = { createdAt: stamps[0] as string, todoId: 'page-0-b' }
       expect((await repository.listAfter(lastOfTie, 2)).map((todo) => todo.todoId)).toEqual([
         'page-0-c',
         'page-1-a',
@@ -142,7 +139,7 @@ for (const target of DATABASES) {
         todoId: 'sql-a',
         todoTitle: 'a',
         finished: false,
-        createdAt: new Date('2050-06-01T12:00:00.500Z'),
+        createdAt: '2050-06-01T12:00:00.500Z',
       })
       expect(rest.map((todo) => todo.todoId)).toEqual(['sql-b', 'sql-c'])
     })

@@ -14,7 +14,9 @@ import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
  * repositories commit together or roll back together, without nesting transactions.
  */
 
-const T0 = new Date('2026-01-01T00:00:00.000Z')
+const T0 = '2026-01-01T00:00:00.000Z'
+/** The same instant as the idempotency keys take it. */
+const CLAIMED_AT = new Date(T0)
 const OUTCOME = { status: 201, body: '{"kept":true}', location: null, etag: '"1"' }
 
 for (const target of DATABASES) {
@@ -71,7 +73,7 @@ for (const target of DATABASES) {
     }
 
     async function claimed(key: string): Promise<void> {
-      expect(await repositories.idempotency.claim(key, 'hash', T0)).toBe(true)
+      expect(await repositories.idempotency.claim(key, 'hash', CLAIMED_AT)).toBe(true)
     }
 
     it('commits every write of the work when it resolves, and passes its result on', async () => {
@@ -85,7 +87,7 @@ for (const target of DATABASES) {
         // The scope reads its own writes (with the statements compiled outside it).
         expect(await scope.todos.findById(todo.todoId)).toEqual(todo)
         expect(await scope.members.findById(member.memberId)).toEqual(member)
-        return scope.idempotency.complete(key, T0, OUTCOME)
+        return scope.idempotency.complete(key, CLAIMED_AT, OUTCOME)
       })
       expect(result).toBe(true)
       expect(await repositories.todos.findById(todo.todoId)).toEqual(todo)
@@ -103,7 +105,7 @@ for (const target of DATABASES) {
       const failing = unitOfWork.run(async (scope) => {
         await scope.todos.insert(todo)
         expect(await scope.members.insert(member)).toBe('inserted')
-        expect(await scope.idempotency.complete(key, T0, OUTCOME)).toBe(true)
+        expect(await scope.idempotency.complete(key, CLAIMED_AT, OUTCOME)).toBe(true)
         throw new Error('after the writes')
       })
       await expect(failing).rejects.toThrow('after the writes')
@@ -115,7 +117,7 @@ for (const target of DATABASES) {
     it('reports a claim that is gone: the outcome write touches no row', async () => {
       const key = `gone-${sequence}`
       await claimed(key)
-      const later = new Date(T0.getTime() + 1)
+      const later = new Date(CLAIMED_AT.getTime() + 1)
       expect(await unitOfWork.run((scope) => scope.idempotency.complete(key, later, OUTCOME))).toBe(
         false,
       )

@@ -15,10 +15,10 @@ export function toMemberResource(member: Member): Static<typeof MemberResource> 
     address: member.address,
     credential: {
       signId: member.credential.signId,
-      passwordLastChangedAt: member.credential.passwordLastChangedAt.toISOString(),
-      lastModifiedAt: member.credential.lastModifiedAt.toISOString(),
+      passwordLastChangedAt: member.credential.passwordLastChangedAt,
+      lastModifiedAt: member.credential.lastModifiedAt,
     },
-    createdAt: member.createdAt.toISOString(),
-    lastModifiedAt: member.lastModifiedAt.toISOString(),
+    createdAt: member.createdAt,
+    lastModifiedAt: member.lastModifiedAt,
   }
 }

@@ -7,6 +7,6 @@ export function toTodoResource(todo: Todo): Static<typeof TodoResource> {
     todoId: todo.todoId,
     todoTitle: todo.todoTitle,
     finished: todo.finished,
-    createdAt: todo.createdAt.toISOString(),
+    createdAt: todo.createdAt,
   }
 }

@@ -1,3 +1,5 @@
+import type { Instant } from '../common/instant.js'
+
 /** The fields a client writes on create and overwrites on update. */
 export interface MemberProfile {
   readonly firstName: string
@@ -15,15 +17,15 @@ export interface Credential {
   readonly signId: string
   /** PHC string (argon2id); the plain password is never kept. */
   readonly passwordHash: string
-  readonly passwordLastChangedAt: Date
-  readonly lastModifiedAt: Date
+  readonly passwordLastChangedAt: Instant
+  readonly lastModifiedAt: Instant
 }
 
 export interface Member extends MemberProfile {
   readonly memberId: string
   readonly credential: Credential
-  readonly createdAt: Date
-  readonly lastModifiedAt: Date
+  readonly createdAt: Instant
+  readonly lastModifiedAt: Instant
   /** Optimistic-locking version: 1 on create, +1 on every update. */
   readonly version: number
 }

@@ -5,6 +5,7 @@ import {
   ResourceNotFoundError,
   ResultLimitExceededError,
 } from '../common/errors.js'
+import { instantOf } from '../common/instant.js'
 import type { Alongside, UnitOfWork } from '../common/unit-of-work.js'
 import { type VersionCondition, writeWhilePreconditionHolds } from '../common/version.js'
 import type {
@@ -111,7 +112,7 @@ export class MemberService<Scope extends MemberScope = MemberScope> {
     const passwordHash = await this.#hashing.run(() =>
       this.#hashPassword(input.credential.password),
     )
-    const now = this.#now()
+    const now = instantOf(this.#now())
     for (let attempt = 0; attempt < ID_ATTEMPTS; attempt += 1) {
       const member: Member = {
         ...profileOf(input),
@@ -160,7 +161,7 @@ export class MemberService<Scope extends MemberScope = MemberScope> {
     const updatedFrom = (current: Member): Member => ({
       ...current,
       ...profileOf(profile),
-      lastModifiedAt: this.#now(),
+      lastModifiedAt: instantOf(this.#now()),
       version: current.version + 1,
     })
     if (condition) {

@@ -1,8 +1,10 @@
+import type { Instant } from '../common/instant.js'
+
 export interface Todo {
   readonly todoId: string
   readonly todoTitle: string
   readonly finished: boolean
-  readonly createdAt: Date
+  readonly createdAt: Instant
 }
 
 export interface NewTodo {

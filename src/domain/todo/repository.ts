@@ -1,8 +1,9 @@
+import type { Instant } from '../common/instant.js'
 import type { Todo } from './model.js'
 
 /** A place in the list order (createdAt, then todoId): that of the last Todo already read. */
 export interface TodoListPosition {
-  readonly createdAt: Date
+  readonly createdAt: Instant
   readonly todoId: string
 }
 

@@ -1,5 +1,6 @@
 import type { WorkAdmission } from '../common/admission.js'
 import { BusinessRuleError, ResourceNotFoundError } from '../common/errors.js'
+import { instantOf } from '../common/instant.js'
 import type { Alongside, UnitOfWork } from '../common/unit-of-work.js'
 import {
   requirePrecondition,
@@ -81,7 +82,7 @@ export class TodoService<Scope extends TodoScope = TodoScope> {
       todoId: this.#newId(),
       todoTitle: input.todoTitle,
       finished: false,
-      createdAt: this.#now(),
+      createdAt: instantOf(this.#now()),
     }
     if (alongside === undefined) {
       await this.#repository.insert(todo)

@@ -1,4 +1,5 @@
 import type { ColumnType } from 'kysely'
+import { type Instant, instantOf } from '../../domain/common/instant.js'
 import { storedInstant } from './stored-instant.js'
 
 /**
@@ -61,7 +62,12 @@ export interface DatabaseSchema {
 
 /** A stored time stamp as the Date it is: pg reads a Date, SQLite the ISO text. */
 export function toDate(value: Date | string): Date {
-  return value instanceof Date ? value : storedInstant(value)
+  return value instanceof Date ? value : new Date(value)
+}
+
+/** A stored time stamp as the instant it is: pg reads a Date, SQLite the ISO text. */
+export function toInstant(value: Date | string): Instant {
+  return value instanceof Date ? instantOf(value) : storedInstant(value)
 }
 
 /** A stored boolean as the boolean it is: pg reads a boolean, SQLite 0 or 1. */

@@ -1,53 +1,68 @@
-/** Character codes of the canonical form's fixed characters. */
-const DASH = 0x2d
-const T = 0x54
-const Z = 0x5a
+import type { Instant } from '../../domain/common/instant.js'
+
 const ZERO = 0x30
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
-/**
- * A time stamp read back as the ISO text it was stored as (SQLite keeps them as text,
- * written by `toISOString()`): a Date that answers `toISOString()` with that text instead
- * of formatting its instant again. Parsing and formatting four stamps was some 3 % of a
- * GET of a member; formatting is the larger part. Once the instant changes (a setter),
- * it formats as any Date does.
- */
-class StoredInstant extends Date {
-  readonly #text: string
-  readonly #time: number
-
-  constructor(text: string) {
-    super(text)
-    this.#text = text
-    this.#time = this.getTime()
+/** The number written in `count` digits from `at`; -1 if any of them is no digit. */
+function digitsAt(text: string, at: number, count: number): number {
+  let value = 0
+  for (let index = at; index < at + count; index += 1) {
+    const digit = text.charCodeAt(index) - ZERO
+    if (digit < 0 || digit > 9) return -1
+    value = value * 10 + digit
   }
-
-  override toISOString(): string {
-    return this.getTime() === this.#time ? this.#text : super.toISOString()
-  }
+  return value
 }
 
-const twoDigits = (text: string, at: number) =>
-  (text.charCodeAt(at) - ZERO) * 10 + (text.charCodeAt(at + 1) - ZERO)
+const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
 
 /**
- * Whether `date`, parsed from `text`, formats back to exactly `text`: the 24 characters
- * of `yyyy-MM-ddTHH:mm:ss.sssZ`. The parser also takes a day past its month's end and hour
- * 24, and rolls them over to another day: the day of the month read back tells.
+ * Whether `text` is what `toISOString()` writes: `yyyy-MM-ddTHH:mm:ss.sssZ`, a day that
+ * its month has and a time of day before 24:00. Date's parser also takes a day past
+ * its month's end and hour 24, and rolls them over to another day; such a text is not
+ * the form.
  */
-function isCanonical(text: string, date: Date): boolean {
+function isCanonical(text: string): boolean {
+  if (
+    text.length !== 24 ||
+    text[4] !== '-' ||
+    text[7] !== '-' ||
+    text[10] !== 'T' ||
+    text[13] !== ':' ||
+    text[16] !== ':' ||
+    text[19] !== '.' ||
+    text[23] !== 'Z'
+  ) {
+    return false
+  }
+  const year = digitsAt(text, 0, 4)
+  const month = digitsAt(text, 5, 2)
+  const day = digitsAt(text, 8, 2)
+  const hour = digitsAt(text, 11, 2)
+  const minute = digitsAt(text, 14, 2)
+  const second = digitsAt(text, 17, 2)
+  const lastDay = month === 2 && isLeapYear(year) ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0)
   return (
-    text.length === 24 &&
-    text.charCodeAt(4) === DASH &&
-    text.charCodeAt(7) === DASH &&
-    text.charCodeAt(10) === T &&
-    text.charCodeAt(23) === Z &&
-    !Number.isNaN(date.getTime()) &&
-    date.getUTCDate() === twoDigits(text, 8)
+    year >= 0 &&
+    day >= 1 &&
+    day <= lastDay &&
+    hour >= 0 &&
+    hour <= 23 &&
+    minute >= 0 &&
+    minute <= 59 &&
+    second >= 0 &&
+    second <= 59 &&
+    digitsAt(text, 20, 3) >= 0
   )
 }
 
-/** The Date of a stored ISO text; one that keeps the text when it is the canonical form. */
-export function storedInstant(text: string): Date {
-  const instant = new StoredInstant(text)
-  return isCanonical(text, instant) ? instant : new Date(instant.getTime())
+/**
+ * The instant of a time stamp SQLite keeps as text. The service writes them with
+ * `toISOString()`, so the text read back is already the instant's form and is answered
+ * as it is, without a Date made and formatted back. Any other text (a row written by
+ * hand) is read as `new Date()` reads it; one that names no instant throws its
+ * RangeError.
+ */
+export function storedInstant(text: string): Instant {
+  return isCanonical(text) ? text : new Date(text).toISOString()
 }

@@ -9,7 +9,7 @@ import type {
 import type { InsertOutcome, MemberRepository } from '../../domain/member/repository.js'
 import type { RepositoryDatabase } from '../db/create-database.js'
 import type { Precompiled } from '../db/precompiled.js'
-import { type DatabaseSchema, toDate } from '../db/schema.js'
+import { type DatabaseSchema, toInstant } from '../db/schema.js'
 import { isStorableText } from '../db/storable-text.js'
 import { UniqueViolationError } from '../db/translate-errors.js'
 import type { MemberSearchQueries } from './member-search.js'
@@ -60,11 +60,11 @@ function toMember(row: Row): Member {
     credential: {
       signId: row.sign_id,
       passwordHash: row.password_hash,
-      passwordLastChangedAt: toDate(row.password_last_changed_at),
-      lastModifiedAt: toDate(row.credential_last_modified_at),
+      passwordLastChangedAt: toInstant(row.password_last_changed_at),
+      lastModifiedAt: toInstant(row.credential_last_modified_at),
     },
-    createdAt: toDate(row.created_at),
-    lastModifiedAt: toDate(row.last_modified_at),
+    createdAt: toInstant(row.created_at),
+    lastModifiedAt: toInstant(row.last_modified_at),
     version: Number(row.version),
   }
 }
@@ -89,16 +89,16 @@ function newRows(member: Member) {
     member: {
       member_id: member.memberId,
       ...profileColumns(member),
-      created_at: member.createdAt.toISOString(),
-      last_modified_at: member.lastModifiedAt.toISOString(),
+      created_at: member.createdAt,
+      last_modified_at: member.lastModifiedAt,
       version: member.version,
     },
     credential: {
       member_id: member.memberId,
       sign_id: member.credential.signId,
       password_hash: member.credential.passwordHash,
-      password_last_changed_at: member.credential.passwordLastChangedAt.toISOString(),
-      last_modified_at: member.credential.lastModifiedAt.toISOString(),
+      password_last_changed_at: member.credential.passwordLastChangedAt,
+      last_modified_at: member.credential.lastModifiedAt,
     },
   }
 }
@@ -117,11 +117,11 @@ const STAND_IN: Member = {
   credential: {
     signId: '',
     passwordHash: '',
-    passwordLastChangedAt: new Date(0),
-    lastModifiedAt: new Date(0),
+    passwordLastChangedAt: '',
+    lastModifiedAt: '',
   },
-  createdAt: new Date(0),
-  lastModifiedAt: new Date(0),
+  createdAt: '',
+  lastModifiedAt: '',
   version: 1,
 }
 
@@ -233,7 +233,7 @@ export class KyselyMemberRepository implements MemberRepository {
       .updateTable('member')
       .set({
         ...profileColumns(member),
-        last_modified_at: member.lastModifiedAt.toISOString(),
+        last_modified_at: member.lastModifiedAt,
         version: member.version,
       })
       .where('member_id', '=', member.memberId)

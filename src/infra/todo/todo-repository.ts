@@ -3,7 +3,7 @@ import type { Todo } from '../../domain/todo/model.js'
 import type { TodoListPosition, TodoRepository } from '../../domain/todo/repository.js'
 import type { RepositoryDatabase } from '../db/create-database.js'
 import type { Precompiled } from '../db/precompiled.js'
-import { type DatabaseSchema, type TodoTable, toBoolean, toDate } from '../db/schema.js'
+import { type DatabaseSchema, type TodoTable, toBoolean, toInstant } from '../db/schema.js'
 import { isStorableText } from '../db/storable-text.js'
 
 function toTodo(row: Selectable<TodoTable>): Todo {
@@ -11,7 +11,7 @@ function toTodo(row: Selectable<TodoTable>): Todo {
     todoId: row.todo_id,
     todoTitle: row.todo_title,
     finished: toBoolean(row.finished),
-    createdAt: toDate(row.created_at),
+    createdAt: toInstant(row.created_at),
   }
 }
 
@@ -73,7 +73,7 @@ export class KyselyTodoRepository implements TodoRepository {
 
   async listAfter(after: TodoListPosition | undefined, limit: number): Promise<Todo[]> {
     const rows = after
-      ? await this.#pageAfter(after.createdAt.toISOString(), after.todoId, limit)
+      ? await this.#pageAfter(after.createdAt, after.todoId, limit)
       : await this.#firstPage(limit)
     return rows.map(toTodo)
   }
@@ -90,7 +90,7 @@ export class KyselyTodoRepository implements TodoRepository {
       .values({
         todo_id: todo.todoId,
         todo_title: todo.todoTitle,
-        created_at: todo.createdAt.toISOString(),
+        created_at: todo.createdAt,
       })
       .execute()
   }

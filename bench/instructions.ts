@@ -22,9 +22,13 @@
  * short run of the reference took 45 s against 32 s) and adds, per answer, the first-level instruction and data cache misses and
  * the mispredicted branches: what besides the instructions makes one answer's CPU time
  * longer than another's.
+ *
+ * `--keep DIR` keeps each window's dump as DIR/<name>.<window>, for `callgrind_annotate`:
+ * which functions of Node, V8's builtins and runtime, and the native libraries differ
+ * (V8's compiled JavaScript is counted, but under no name).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -42,6 +46,7 @@ const { values: options, positionals: targets } = parseArgs({
     answers: { type: 'string', default: '2000' },
     connections: { type: 'string', default: '10' },
     simulate: { type: 'boolean', default: false },
+    keep: { type: 'string' },
   },
 })
 if (!options.path || targets.length < 1 || Number(options.windows) <= Number(options.settle)) {
@@ -105,6 +110,7 @@ function totalsOf(file: string): Record<Figure, number> {
 }
 
 async function measure(target: Target): Promise<Record<Figure, number>[]> {
+  if (options.keep) mkdirSync(options.keep, { recursive: true })
   const directory = mkdtempSync(join(tmpdir(), 'instructions-'))
   const out = join(directory, 'callgrind.out')
   const vgdbPrefix = join(directory, 'vgdb')
@@ -133,6 +139,8 @@ async function measure(target: Target): Promise<Record<Figure, number>[]> {
       await answer(url, amount)
       callgrind(vgdbPrefix, server.pid, '--dump')
       const totals = totalsOf(`${out}.${window}`)
+      if (options.keep)
+        copyFileSync(`${out}.${window}`, join(options.keep, `${target.name}.${window}`))
       perAnswer.push(
         Object.fromEntries(FIGURES.map((figure) => [figure, totals[figure] / amount])) as Record<
           Figure,

@@ -181,11 +181,15 @@ describe('log lines for a standard output that takes none', () => {
     destination.stream.end()
     const chunk = Buffer.alloc(64 * 1024)
     while (!closed) {
+      let read = 0
       try {
-        readSync(reader, chunk)
+        read = readSync(reader, chunk)
       } catch {
-        await pause(5) // EAGAIN: nothing to read yet
+        // EAGAIN: nothing to read yet
       }
+      // Nothing read: the stream needs the event loop to write more, or to report its
+      // close (once its fd is closed, no writer is left and every read answers 0 at once).
+      if (read === 0) await pause(5)
     }
     closeSync(reader)
     rmSync(folder, { recursive: true, force: true })

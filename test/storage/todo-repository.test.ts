@@ -144,6 +144,27 @@ for (const target of DATABASES) {
       expect(rest.map((todo) => todo.todoId)).toEqual(['sql-b', 'sql-c'])
     })
 
+    it('reads a time stamp written by SQL in another form as the instant it names', async () => {
+      await isolated.exec('delete from todo')
+      // PostgreSQL's text of the years it does not format itself, SQLite's text as written.
+      const written =
+        target.name === 'sqlite'
+          ? ['2050-06-01T12:00:00.5Z', '0001-01-01T00:00:00.000Z', '+010000-01-01T00:00:00Z']
+          : ['2050-06-01 17:30:00.5+05:30', '0001-01-01T00:00:00Z', '10000-01-01T00:00:00Z']
+      const values = written.map((stamp, index) => `('form-${index}', 't', false, '${stamp}')`)
+      await isolated.exec(
+        `insert into todo (todo_id, todo_title, finished, created_at) values ${values.join(', ')}`,
+      )
+      const read = await Promise.all(
+        written.map((_, index) => repository.findById(`form-${index}`)),
+      )
+      expect(read.map((todo) => todo?.createdAt)).toEqual([
+        '2050-06-01T12:00:00.500Z',
+        '0001-01-01T00:00:00.000Z',
+        '+010000-01-01T00:00:00.000Z',
+      ])
+    })
+
     it('refuses a second Todo with the same id (primary key)', async () => {
       const todo = newTodo()
       await repository.insert(todo)

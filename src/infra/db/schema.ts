@@ -1,11 +1,10 @@
 import type { ColumnType } from 'kysely'
-import { type Instant, instantOf } from '../../domain/common/instant.js'
-import { storedInstant } from './stored-instant.js'
 
 /**
  * Table shapes as Kysely sees them. Time stamps are written as ISO strings on both
- * databases and read back as Date (pg) or string (SQLite); booleans read back as
- * boolean (pg) or 0/1 (SQLite). The repositories normalise both.
+ * databases; a column read as it is comes back as a Date (pg) or a string (SQLite), and
+ * the resources' stamps are selected as text on both (EngineTraits.instant). Booleans read
+ * back as boolean (pg) or 0/1 (SQLite). The repositories normalise both.
  */
 export type Timestamp = ColumnType<Date | string, string, string>
 /** Written only through the TRUE/FALSE literals (SQLite cannot bind a JS boolean). */
@@ -63,11 +62,6 @@ export interface DatabaseSchema {
 /** A stored time stamp as the Date it is: pg reads a Date, SQLite the ISO text. */
 export function toDate(value: Date | string): Date {
   return value instanceof Date ? value : new Date(value)
-}
-
-/** A stored time stamp as the instant it is: pg reads a Date, SQLite the ISO text. */
-export function toInstant(value: Date | string): Instant {
-  return value instanceof Date ? instantOf(value) : storedInstant(value)
 }
 
 /** A stored boolean as the boolean it is: pg reads a boolean, SQLite 0 or 1. */

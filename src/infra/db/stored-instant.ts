@@ -57,11 +57,12 @@ function isCanonical(text: string): boolean {
 }
 
 /**
- * The instant of a time stamp SQLite keeps as text. The service writes them with
- * `toISOString()`, so the text read back is already the instant's form and is answered
- * as it is, without a Date made and formatted back. Any other text (a row written by
- * hand) is read as `new Date()` reads it; one that names no instant throws its
- * RangeError.
+ * The instant of a stored time stamp, selected as text (EngineTraits.instant). The
+ * service writes them with `toISOString()`; SQLite gives that text back, and PostgreSQL
+ * formats its `timestamptz` the same way, so the text read is already the instant's form
+ * and is answered as it is, without a Date made and formatted back. Any other text (a row
+ * written by hand, a year PostgreSQL does not format) is read as `new Date()` reads it;
+ * one that names no instant throws its RangeError.
  */
 export function storedInstant(text: string): Instant {
   return isCanonical(text) ? text : new Date(text).toISOString()

@@ -8,9 +8,11 @@ import type {
 } from '../../domain/member/model.js'
 import type { InsertOutcome, MemberRepository } from '../../domain/member/repository.js'
 import type { RepositoryDatabase } from '../db/create-database.js'
+import type { EngineTraits } from '../db/engine/traits.js'
 import type { Precompiled } from '../db/precompiled.js'
-import { type DatabaseSchema, toInstant } from '../db/schema.js'
+import type { DatabaseSchema } from '../db/schema.js'
 import { isStorableText } from '../db/storable-text.js'
+import { storedInstant } from '../db/stored-instant.js'
 import { UniqueViolationError } from '../db/translate-errors.js'
 import type { MemberSearchQueries } from './member-search.js'
 
@@ -21,7 +23,7 @@ type MemberQuery = SelectQueryBuilder<
 >
 type Row = Awaited<ReturnType<typeof selectMembers>>[number]
 
-function withMemberColumns(query: MemberQuery) {
+function withMemberColumns(query: MemberQuery, { instant }: EngineTraits) {
   return query.select([
     'm.member_id',
     'm.first_name',
@@ -32,18 +34,18 @@ function withMemberColumns(query: MemberQuery) {
     'm.telephone_number',
     'm.zip_code',
     'm.address',
-    'm.created_at',
-    'm.last_modified_at',
+    instant('m.created_at').as('created_at'),
+    instant('m.last_modified_at').as('last_modified_at'),
     'm.version',
     'c.sign_id',
     'c.password_hash',
-    'c.password_last_changed_at',
-    'c.last_modified_at as credential_last_modified_at',
+    instant('c.password_last_changed_at').as('password_last_changed_at'),
+    instant('c.last_modified_at').as('credential_last_modified_at'),
   ])
 }
 
-function selectMembers(query: MemberQuery) {
-  return withMemberColumns(query).execute()
+function selectMembers(query: MemberQuery, engine: EngineTraits) {
+  return withMemberColumns(query, engine).execute()
 }
 
 function toMember(row: Row): Member {
@@ -60,11 +62,11 @@ function toMember(row: Row): Member {
     credential: {
       signId: row.sign_id,
       passwordHash: row.password_hash,
-      passwordLastChangedAt: toInstant(row.password_last_changed_at),
-      lastModifiedAt: toInstant(row.credential_last_modified_at),
+      passwordLastChangedAt: storedInstant(row.password_last_changed_at),
+      lastModifiedAt: storedInstant(row.credential_last_modified_at),
     },
-    createdAt: toInstant(row.created_at),
-    lastModifiedAt: toInstant(row.last_modified_at),
+    createdAt: storedInstant(row.created_at),
+    lastModifiedAt: storedInstant(row.last_modified_at),
     version: Number(row.version),
   }
 }
@@ -162,9 +164,10 @@ export class KyselyMemberRepository implements MemberRepository {
     this.#searches = options.searches
     this.#byId = base
       ? base.#byId.on(this.db)
-      : database.precompile(withMemberColumns(this.members().where('m.member_id', '=', '')), {
-          atMostOne: true,
-        })
+      : database.precompile(
+          withMemberColumns(this.members().where('m.member_id', '=', ''), database.engine),
+          { atMostOne: true },
+        )
     this.#insertBoth = base
       ? base.#insertBoth?.on(this.db)
       : database.engine.insertsInWith
@@ -277,7 +280,10 @@ export class KyselyMemberRepository implements MemberRepository {
   /** The members of the given ids, in that order. */
   async #byIds(db: Kysely<DatabaseSchema>, ids: readonly string[]): Promise<Member[]> {
     if (ids.length === 0) return []
-    const rows = await selectMembers(this.members(db).where('m.member_id', 'in', ids))
+    const rows = await selectMembers(
+      this.members(db).where('m.member_id', 'in', ids),
+      this.#database.engine,
+    )
     const byId = new Map(rows.map((row) => [row.member_id, toMember(row)]))
     return ids.map((id) => byId.get(id) as Member)
   }

@@ -2,16 +2,25 @@ import { type Kysely, type Selectable, sql } from 'kysely'
 import type { Todo } from '../../domain/todo/model.js'
 import type { TodoListPosition, TodoRepository } from '../../domain/todo/repository.js'
 import type { RepositoryDatabase } from '../db/create-database.js'
+import type { EngineTraits } from '../db/engine/traits.js'
 import type { Precompiled } from '../db/precompiled.js'
-import { type DatabaseSchema, type TodoTable, toBoolean, toInstant } from '../db/schema.js'
+import { type DatabaseSchema, type TodoTable, toBoolean } from '../db/schema.js'
 import { isStorableText } from '../db/storable-text.js'
+import { storedInstant } from '../db/stored-instant.js'
 
-function toTodo(row: Selectable<TodoTable>): Todo {
+/** A Todo's row as todoColumns select it: the time stamp as text on both databases. */
+type Row = Omit<Selectable<TodoTable>, 'created_at'> & { created_at: string }
+
+function todoColumns({ instant }: EngineTraits) {
+  return ['todo_id', 'todo_title', 'finished', instant('created_at').as('created_at')] as const
+}
+
+function toTodo(row: Row): Todo {
   return {
     todoId: row.todo_id,
     todoTitle: row.todo_title,
     finished: toBoolean(row.finished),
-    createdAt: toInstant(row.created_at),
+    createdAt: storedInstant(row.created_at),
   }
 }
 
@@ -20,12 +29,9 @@ const TRUE = sql.lit(true)
 const FALSE = sql.lit(false)
 
 export class KyselyTodoRepository implements TodoRepository {
-  readonly #byId: Precompiled<Selectable<TodoTable>, [todoId: string]>
-  readonly #firstPage: Precompiled<Selectable<TodoTable>, [limit: number]>
-  readonly #pageAfter: Precompiled<
-    Selectable<TodoTable>,
-    [createdAt: string, todoId: string, limit: number]
-  >
+  readonly #byId: Precompiled<Row, [todoId: string]>
+  readonly #firstPage: Precompiled<Row, [limit: number]>
+  readonly #pageAfter: Precompiled<Row, [createdAt: string, todoId: string, limit: number]>
 
   readonly #database: RepositoryDatabase
   private readonly db: Kysely<DatabaseSchema>
@@ -36,7 +42,7 @@ export class KyselyTodoRepository implements TodoRepository {
     /** Given on a transaction: the repository whose compiled statements `database.db` runs. */
     base?: KyselyTodoRepository,
   ) {
-    const { db, reads, precompile } = database
+    const { db, reads, precompile, engine } = database
     this.#database = database
     this.db = db
     if (base) {
@@ -45,19 +51,17 @@ export class KyselyTodoRepository implements TodoRepository {
       this.#pageAfter = base.#pageAfter.on(reads)
       return
     }
-    this.#byId = precompile(db.selectFrom('todo').selectAll().where('todo_id', '=', ''), {
-      atMostOne: true,
-    })
+    const todos = db.selectFrom('todo').select(todoColumns(engine))
+    this.#byId = precompile(todos.where('todo_id', '=', ''), { atMostOne: true })
     // The list in index order (todo_created_at_idx): each page starts where the last ended.
-    // Row values compare both columns in that order, on both databases. The time stamp is
-    // bound as the ISO text it is stored as: SQLite compares that text (its order is time
-    // order, as every stamp has the same form), PostgreSQL reads it as a timestamptz.
-    const list = db.selectFrom('todo').selectAll().orderBy('created_at').orderBy('todo_id')
-    this.#firstPage = precompile<Selectable<TodoTable>, [limit: number]>(list.limit(0)).on(reads)
-    this.#pageAfter = precompile<
-      Selectable<TodoTable>,
-      [createdAt: string, todoId: string, limit: number]
-    >(
+    // The order names the table's columns: a bare `created_at` would be the selected text
+    // on PostgreSQL. Row values compare both columns in that order, on both databases. The
+    // time stamp is bound as the ISO text it is stored as: SQLite compares that text (its
+    // order is time order, as every stamp has the same form), PostgreSQL reads it as a
+    // timestamptz.
+    const list = todos.orderBy('todo.created_at').orderBy('todo.todo_id')
+    this.#firstPage = precompile<Row, [limit: number]>(list.limit(0)).on(reads)
+    this.#pageAfter = precompile<Row, [createdAt: string, todoId: string, limit: number]>(
       list
         .where(({ eb, refTuple, tuple }) =>
           eb(refTuple('created_at', 'todo_id'), '>', tuple('', '')),
@@ -102,7 +106,7 @@ export class KyselyTodoRepository implements TodoRepository {
       .set({ finished: TRUE })
       .where('todo_id', '=', todoId)
       .where('finished', '=', FALSE)
-      .returningAll()
+      .returning(todoColumns(this.#database.engine))
       .executeTakeFirst()
     return row && toTodo(row)
   }

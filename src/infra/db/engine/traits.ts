@@ -9,6 +9,13 @@ export interface EngineTraits {
   readonly kind: 'sqlite' | 'postgres'
   /** Column type for a UTC instant with millisecond precision. */
   readonly timestampType: 'text' | 'timestamptz(3)'
+  /**
+   * A time stamp column as the service selects it: text in the form `toISOString()`
+   * writes (stored-instant.ts reads it). SQLite stores that text. PostgreSQL formats its
+   * `timestamptz` in the statement, so pg makes no Date of it to be formatted again; a
+   * year outside 1 to 9999 comes as PostgreSQL's own text form.
+   */
+  instant(column: string): RawBuilder<string>
   /** Column type for a calendar day, read back as `yyyy-MM-dd`. */
   readonly dateType: 'text' | 'date'
   /**

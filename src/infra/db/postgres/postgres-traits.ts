@@ -5,6 +5,10 @@ export const POSTGRES: EngineTraits = {
   kind: 'postgres',
   timestampType: 'timestamptz(3)',
   dateType: 'date',
+  instant: (column) => {
+    const stamp = sql.ref(column)
+    return sql<string>`case when ${stamp} >= '0001-01-01T00:00:00Z' and ${stamp} < '10000-01-01T00:00:00Z' then to_char(${stamp} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') else ${stamp}::text end`
+  },
   insertsInWith: true,
   text: (maxLength) => sql.raw(`varchar(${maxLength}) collate "C"`),
   uniqueViolationColumns: (error) => {

@@ -5,6 +5,7 @@ export const SQLITE: EngineTraits = {
   kind: 'sqlite',
   timestampType: 'text',
   dateType: 'text',
+  instant: (column) => sql.ref<string>(column),
   insertsInWith: false,
   text: (maxLength) => sql.raw(`varchar(${maxLength})`),
   uniqueViolationColumns: (error) => {

@@ -155,14 +155,29 @@ for (const target of DATABASES) {
       await isolated.exec(
         `insert into todo (todo_id, todo_title, finished, created_at) values ${values.join(', ')}`,
       )
-      const read = await Promise.all(
-        written.map((_, index) => repository.findById(`form-${index}`)),
-      )
-      expect(read.map((todo) => todo?.createdAt)).toEqual([
+      const readBy = (reader: KyselyTodoRepository) =>
+        Promise.all(written.map((_, index) => reader.findById(`form-${index}`)))
+      const expected = [
         '2050-06-01T12:00:00.500Z',
         '0001-01-01T00:00:00.000Z',
         '+010000-01-01T00:00:00.000Z',
-      ])
+      ]
+      expect((await readBy(repository)).map((todo) => todo?.createdAt)).toEqual(expected)
+      // PostgreSQL writes its own text in the session's TimeZone; the answer does not move.
+      const { config } = isolated
+      if (config.kind !== 'postgres') return
+      const url = new URL(config.url)
+      url.searchParams.set(
+        'options',
+        `${url.searchParams.get('options') ?? ''} -c TimeZone=Asia/Kolkata`,
+      )
+      const elsewhere = await createDatabase({ ...config, url: url.toString() })
+      try {
+        const read = await readBy(new KyselyTodoRepository(elsewhere))
+        expect(read.map((todo) => todo?.createdAt)).toEqual(expected)
+      } finally {
+        await elsewhere.close()
+      }
     })
 
     it('refuses a second Todo with the same id (primary key)', async () => {

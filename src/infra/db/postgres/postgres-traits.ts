@@ -1,5 +1,13 @@
-import { sql } from 'kysely'
+import { type RawBuilder, sql } from 'kysely'
 import { type EngineTraits, errorField } from '../engine/traits.js'
+
+/** The years to_char writes as toISOString() does, in four digits: 1 to 9999. */
+const inFourDigitYears = (stamp: RawBuilder<unknown>) =>
+  sql`${stamp} >= '0001-01-01T00:00:00Z' and ${stamp} < '10000-01-01T00:00:00Z'`
+
+/** A timestamptz as toISOString() writes it, whatever the session's TimeZone. */
+const isoText = (stamp: RawBuilder<unknown>) =>
+  sql`to_char(${stamp} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
 export const POSTGRES: EngineTraits = {
   kind: 'postgres',
@@ -7,7 +15,7 @@ export const POSTGRES: EngineTraits = {
   dateType: 'date',
   instant: (column) => {
     const stamp = sql.ref(column)
-    return sql<string>`case when ${stamp} >= '0001-01-01T00:00:00Z' and ${stamp} < '10000-01-01T00:00:00Z' then to_char(${stamp} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') else ${stamp}::text end`
+    return sql<string>`case when ${inFourDigitYears(stamp)} then ${isoText(stamp)} else ${stamp}::text end`
   },
   insertsInWith: true,
   text: (maxLength) => sql.raw(`varchar(${maxLength}) collate "C"`),

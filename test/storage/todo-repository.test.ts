@@ -180,6 +180,16 @@ for (const target of DATABASES) {
       }
     })
 
+    it('never answers a stamp before year 1 as a year of our era: the read fails', async () => {
+      // What each database holds for 15 March 44 BC, written by hand: the service writes none.
+      const stamp =
+        target.name === 'sqlite' ? '0044-03-15 00:00:00+00 BC' : '0044-03-15T00:00:00Z BC'
+      await isolated.exec(
+        `insert into todo (todo_id, todo_title, finished, created_at) values ('bc', 't', false, '${stamp}')`,
+      )
+      await expect(repository.findById('bc')).rejects.toThrow(RangeError)
+    })
+
     it('refuses a second Todo with the same id (primary key)', async () => {
       const todo = newTodo()
       await repository.insert(todo)

@@ -10,11 +10,11 @@
  *   npm run bench:compare -- --path /api/v1/todos/<id> \
  *     ref=bench/references/fastify-lookup.mjs ours=dist/server.js warn=dist/server.js,LOG_LEVEL=warn
  *
- * A target is `name=script[,VARIABLE=value...]` (bench/targets.ts). Scripts under
- * bench/references/ are asked for the path without its /api/v1 prefix. DATABASE_URL
- * (default: the bench's 10,000-member SQLite file, made by `npm run bench`) is given to
- * every server, and its file as SQLITE_FILE. Run it under `taskset -c 0` to keep the
- * load generator off the servers' core.
+ * A target is `name=script[,VARIABLE=value...]` (bench/targets.ts; `NODE_FLAGS=--a --b`
+ * gives Node flags). Scripts under bench/references/ are asked for the path without its
+ * /api/v1 prefix. DATABASE_URL (default: the bench's 10,000-member SQLite file, made by
+ * `npm run bench`) is given to every server, and its file as SQLITE_FILE. Run it under
+ * `taskset -c 0` to keep the load generator off the servers' core.
  */
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
@@ -90,7 +90,8 @@ for (let leg = 0; leg < legs; leg += 1) {
   const servers: Running[] = []
   for (const index of order) {
     const target = all[index] as Measured
-    servers[index] = await start(target.script, target.env, target.path, options.cpus)
+    const command = [process.execPath, ...target.nodeFlags, target.script]
+    servers[index] = await start(command, target.env, target.path, options.cpus)
   }
   // A first, unmeasured round: every server's code compiled and its caches warm, and the
   // service done compiling its remaining schemas, which it does in the background after

@@ -125,6 +125,7 @@ async function measure(target: Target): Promise<Record<Figure, number>[]> {
     `--vgdb-prefix=${vgdbPrefix}`,
     process.execPath,
     '--single-threaded',
+    ...target.nodeFlags,
     target.script,
   ]
   const server = await start(command, target.env, target.path, undefined, START_TIMEOUT_MS)

@@ -1,6 +1,8 @@
 /**
  * The servers `bench:compare` and `bench:instructions` load, named on their command line
- * as `name=script[,VARIABLE=value...]`.
+ * as `name=script[,VARIABLE=value...]`. `NODE_FLAGS=--a --b` is no variable: its flags
+ * are given to Node before the script, for those Node refuses in NODE_OPTIONS (V8's
+ * `--min-semi-space-size`, say).
  */
 import { resolve } from 'node:path'
 
@@ -15,6 +17,8 @@ export interface Target {
   readonly env: Record<string, string>
   /** What it is asked: scripts under bench/references/ serve the path without /api/v1. */
   readonly path: string
+  /** Node's flags, before the script. */
+  readonly nodeFlags: readonly string[]
 }
 
 export function targetOf(spec: string, path: string): Target {
@@ -24,10 +28,12 @@ export function targetOf(spec: string, path: string): Target {
   if (benchDatabaseUrl.startsWith('sqlite:')) {
     env.SQLITE_FILE = benchDatabaseUrl.slice('sqlite:'.length)
   }
+  const nodeFlags: string[] = []
   for (const setting of settings) {
     const [variable = '', value = ''] = setting.split(/=(.*)/s, 2)
-    env[variable] = value
+    if (variable === 'NODE_FLAGS') nodeFlags.push(...value.split(' ').filter(Boolean))
+    else env[variable] = value
   }
   const asked = script.includes('bench/references/') ? path.replace(/^\/api\/v1/, '') : path
-  return { name, script, env, path: asked }
+  return { name, script, env, path: asked, nodeFlags }
 }

@@ -263,6 +263,8 @@ interface References {
   readonly lookupName: string
   /** What GET by id is held to against `lookup`. */
   readonly getTargets: readonly Target[]
+  /** The same lookup on bare Fastify doing only what the contract asks of every answer. */
+  readonly floor: Running
   /** POST: a bare server that hashes each posted password with the same argon2id cost. */
   readonly hashing: Running
 }
@@ -276,6 +278,8 @@ const GET_TARGETS_POSTGRES: readonly Target[] = [
   { figure: 'reqPerSec', min: 1 },
   { figure: 'cpuUsPerRequest', max: 1 },
 ]
+/** Shown, not held: what a floor of the contract costs against the same reference. */
+const FLOOR_FIGURES: readonly Target[] = [{ figure: 'reqPerSec' }, { figure: 'cpuUsPerRequest' }]
 const POST_TARGETS: readonly Target[] = [
   { figure: 'reqPerSec', min: 0.95 },
   { figure: 'peakRssMb', overBy: 30 },
@@ -295,7 +299,19 @@ function scenariosFor(
     measureReference: () => load(references.lookup, `/${resource}/${id}`, {}, GET_CONNECTIONS),
     measureOurs: () => load(smallService, `/api/v1/${resource}/${id}`, {}, GET_CONNECTIONS),
   })
-  const list: Scenario[] = [byId('todos', small.todoId), byId('members', small.memberId)]
+  const floorOf = (resource: 'todos' | 'members', id: string): Scenario => ({
+    name: `GET one ${resource === 'todos' ? 'Todo' : 'Member'}, the contract's floor (${label}) (for scale)`,
+    reference: references.lookupName,
+    targets: FLOOR_FIGURES,
+    measureReference: () => load(references.lookup, `/${resource}/${id}`, {}, GET_CONNECTIONS),
+    measureOurs: () => load(references.floor, `/${resource}/${id}`, {}, GET_CONNECTIONS),
+  })
+  const list: Scenario[] = [
+    byId('todos', small.todoId),
+    byId('members', small.memberId),
+    floorOf('todos', small.todoId),
+    floorOf('members', small.memberId),
+  ]
   if (largeService) {
     const search = `/api/v1/members?name=${SEARCH_PREFIX}&size=20`
     list.push({
@@ -666,6 +682,11 @@ async function main(): Promise<void> {
     sqliteFile,
     todoPath(sqliteSmall),
   )
+  const floor = await start(
+    'bench/references/contract-floor.mjs',
+    sqliteFile,
+    todoPath(sqliteSmall),
+  )
   const hashing = await start('bench/references/argon2-hash.mjs', {}, '/health')
   const ready = (data: Dataset) => `/api/v1/todos/${data.todoId}`
   const sqliteSmallService = await service(sqliteSmall.config, ready(sqliteSmall))
@@ -688,6 +709,7 @@ async function main(): Promise<void> {
       lookup: fastifyLookup,
       lookupName: 'bare Fastify + the same better-sqlite3 lookup, default logging',
       getTargets: GET_TARGETS_SQLITE,
+      floor,
       hashing,
     }),
     ...(await featureScenarios(sqliteSmall, sqliteSmallService)),
@@ -704,6 +726,11 @@ async function main(): Promise<void> {
       pgSettings,
       todoPath(pgSmall),
     )
+    const pgFloor = await start(
+      'bench/references/contract-floor.mjs',
+      pgSettings,
+      todoPath(pgSmall),
+    )
     scenarios.push(
       {
         name: 'GET one Todo, bare Fastify + pg (named), default logging (for scale)',
@@ -715,6 +742,7 @@ async function main(): Promise<void> {
         lookup: pgFastifyLookup,
         lookupName: 'bare Fastify + pg, the same query, named, default logging',
         getTargets: GET_TARGETS_POSTGRES,
+        floor: pgFloor,
         hashing,
       }),
     )

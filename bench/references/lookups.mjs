@@ -41,7 +41,8 @@ export const memberResource = (row) => ({
 /**
  * The Todo and Member lookups by id on one database: better-sqlite3 when `SQLITE_FILE`
  * is set (the release the service loads for this Node.js, src/infra/db/sqlite/sqlite-driver.ts),
- * else pg on `DATABASE_URL`, each statement named (prepared once per connection).
+ * else pg on `DATABASE_URL`, each statement named (prepared once per connection); `rows`
+ * reads the same rows unmapped (for what a row holds beyond its answer: a version).
  */
 export async function lookupsFromEnvironment() {
   const file = process.env.SQLITE_FILE
@@ -56,6 +57,7 @@ export async function lookupsFromEnvironment() {
     return {
       todos: async (id) => todoResource(todoById.get(id)),
       members: async (id) => memberResource(memberById.get(id)),
+      rows: { todo: async (id) => todoById.get(id), member: async (id) => memberById.get(id) },
     }
   }
   const { default: pg } = await import('pg')
@@ -64,9 +66,13 @@ export async function lookupsFromEnvironment() {
     max: Number(process.env.DB_POOL_MAX ?? 10),
   })
   const first = async (name, text, id) => (await pool.query({ name, text, values: [id] })).rows[0]
+  const rows = {
+    todo: (id) => first('todo_by_id', 'select * from todo where todo_id = $1', id),
+    member: (id) => first('member_by_id', memberByIdSql('$1'), id),
+  }
   return {
-    todos: async (id) =>
-      todoResource(await first('todo_by_id', 'select * from todo where todo_id = $1', id)),
-    members: async (id) => memberResource(await first('member_by_id', memberByIdSql('$1'), id)),
+    todos: async (id) => todoResource(await rows.todo(id)),
+    members: async (id) => memberResource(await rows.member(id)),
+    rows,
   }
 }

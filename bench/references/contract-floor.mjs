@@ -2,11 +2,11 @@
 // the same lookup (lookups.mjs), the parameters validated, the JSON through a response
 // schema, X-Track (the client's when well-formed, else a random UUID), nosniff,
 // Cache-Control: no-store on a member, the exact Content-Type, the ETag and
-// If-None-Match, and the service's one log line per answer with its fields, written
-// through pino's asynchronous destination gathering 4,096 bytes (LOG_BUFFER's default).
-// No connection lines, no other stage, no metrics. What any implementation of the
-// contract on this stack costs at least: issue 27's GET targets hold it to bare
-// Fastify with its default logger too (docs/performance.md).
+// If-None-Match (compared whole), and the service's one log line per answer with its
+// fields (as src/api/http/request-log.ts writes it), through pino's asynchronous
+// destination gathering 4,096 bytes (LOG_BUFFER's default). No connection lines, no
+// other stage, no metrics: what the contract's own output costs on this stack, shown
+// beside the service against the same reference (docs/performance.md).
 import { randomUUID } from 'node:crypto'
 import Fastify, { LogController } from 'fastify'
 import pino from 'pino'

@@ -292,25 +292,25 @@ function scenariosFor(
   largeService: Running | undefined,
   references: References,
 ): Scenario[] {
-  const byId = (resource: 'todos' | 'members', id: string): Scenario => ({
-    name: `GET one ${resource === 'todos' ? 'Todo' : 'Member'} (${label})`,
-    reference: references.lookupName,
-    targets: references.getTargets,
-    measureReference: () => load(references.lookup, `/${resource}/${id}`, {}, GET_CONNECTIONS),
-    measureOurs: () => load(smallService, `/api/v1/${resource}/${id}`, {}, GET_CONNECTIONS),
-  })
-  const floorOf = (resource: 'todos' | 'members', id: string): Scenario => ({
-    name: `GET one ${resource === 'todos' ? 'Todo' : 'Member'}, the contract's floor (${label}) (for scale)`,
-    reference: references.lookupName,
-    targets: FLOOR_FIGURES,
-    measureReference: () => load(references.lookup, `/${resource}/${id}`, {}, GET_CONNECTIONS),
-    measureOurs: () => load(references.floor, `/${resource}/${id}`, {}, GET_CONNECTIONS),
-  })
+  /** GET by id of the service, or of the contract's floor (shown, not held). */
+  const byId = (resource: 'todos' | 'members', id: string, floor = false): Scenario => {
+    const what = `GET one ${resource === 'todos' ? 'Todo' : 'Member'}`
+    return {
+      name: floor ? `${what}, the contract's floor (${label}) (for scale)` : `${what} (${label})`,
+      reference: references.lookupName,
+      targets: floor ? FLOOR_FIGURES : references.getTargets,
+      measureReference: () => load(references.lookup, `/${resource}/${id}`, {}, GET_CONNECTIONS),
+      measureOurs: () =>
+        floor
+          ? load(references.floor, `/${resource}/${id}`, {}, GET_CONNECTIONS)
+          : load(smallService, `/api/v1/${resource}/${id}`, {}, GET_CONNECTIONS),
+    }
+  }
   const list: Scenario[] = [
     byId('todos', small.todoId),
     byId('members', small.memberId),
-    floorOf('todos', small.todoId),
-    floorOf('members', small.memberId),
+    byId('todos', small.todoId, true),
+    byId('members', small.memberId, true),
   ]
   if (largeService) {
     const search = `/api/v1/members?name=${SEARCH_PREFIX}&size=20`

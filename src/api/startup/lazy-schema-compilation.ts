@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 
-type Compiled = (...args: never[]) => unknown
+/** A validator or a serializer: Fastify calls each with the one value it checks or writes. */
+type Compiled = (input: never) => unknown
 
 /**
  * Route schemas compiled when first needed instead of all at start. Fastify compiles
@@ -27,7 +28,9 @@ export class LazySchemaCompilation {
         return compiled
       }
       this.#pending.add(compile)
-      return ((...args: Parameters<Function>) => (compiled ?? compile())(...args)) as Function
+      // One parameter, not `...args`: the spread call cost some 400 instructions per
+      // request (bench:instructions, docs/performance.md).
+      return ((input: Parameters<Function>[0]) => (compiled ?? compile())(input)) as Function
     }
   }
 

@@ -101,9 +101,10 @@ export async function buildApp(
   const compilation = new LazySchemaCompilation()
   const fastJsonStringify = SerializerSelector()
   const lines = connectionLines(config)
+  const requestMetrics = new RequestMetrics()
   const destination = logDestination(config, options)
   const app = Fastify({
-    ...pipelineOptions(config, lines),
+    ...pipelineOptions(config, { lines, metrics: requestMetrics }),
     logger: destination
       ? { level: config.logLevel, stream: destination.stream }
       : { level: config.logLevel, transport: { target: 'pino-pretty' } },
@@ -127,8 +128,7 @@ export async function buildApp(
     done()
   })
   // The pipeline's stages are listed, in order, in api/pipeline.ts.
-  const requestMetrics = new RequestMetrics()
-  await installRootStages(app, config, { lines, metrics: requestMetrics })
+  await installRootStages(app, config, lines)
   await describeApi(app, VERSION, config.pageFormat, {
     authenticated: config.auth !== undefined,
     rateLimited: config.rateLimit !== undefined,

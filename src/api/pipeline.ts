@@ -2,7 +2,7 @@ import type { Server } from 'node:http'
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
 import type { AuthConfig, Config, RateLimitConfig, TrustProxy } from '../config/settings.js'
 import type { IdempotencyService } from '../domain/idempotency/service.js'
-import { answerUnmatchedRequests } from './http/allowed-methods.js'
+import { answerUnmatchedRequests, emptyIdProblem } from './http/allowed-methods.js'
 import { requireBearerTokens } from './http/authentication.js'
 import { setCommonHeaders } from './http/common-headers.js'
 import { ConnectionLines } from './http/connection-lines.js'
@@ -13,14 +13,14 @@ import { honourIdempotencyKeys } from './http/idempotency.js'
 import { applyJsonContext } from './http/json-context.js'
 import { limitRequestRates, type RateLimitStore } from './http/rate-limit.js'
 import { ignoreBodies } from './http/request-body.js'
-import { checkRequestHeads } from './http/request-head.js'
+import { checkRequestHead } from './http/request-head.js'
 import { RequestLog } from './http/request-log.js'
 import { decodableTarget } from './http/request-target.js'
 import { requireDeclaredScopes } from './http/route-policy.js'
 import { errorHandlingOptions, handleErrors } from './http/send-api-error.js'
 import { traceRequests } from './http/tracing.js'
 import { trackIdOf } from './http/track-id.js'
-import { countRequests, type RequestMetrics } from './metrics/request-metrics.js'
+import type { RequestMetrics } from './metrics/request-metrics.js'
 
 /*
  * The request pipeline, in the order a request meets it. Each stage lives in the file
@@ -40,13 +40,14 @@ import { countRequests, type RequestMetrics } from './metrics/request-metrics.js
  *                    the requests before them (error-handler.ts). CONNECT, a missing Host
  *                    and an unknown Expect are let in, to be answered below.
  *  2. target         http/request-target.ts: a path that is no UTF-8 text made routable.
- *  3. onRequest      http/common-headers.ts: X-Track (chosen in http/track-id.ts),
+ *  3. onRequest      one hook, `everyRequest` below, in this order:
+ *                    http/common-headers.ts: X-Track (chosen in http/track-id.ts),
  *                    X-Content-Type-Options, the route's Cache-Control: no-store, and
  *                    Connection: close after HTTP/1.0 with Transfer-Encoding.
+ *                    http/draining.ts: while a stop drains, Connection: close.
  *                    http/request-head.ts: Host (400), Expect (417).
  *                    http/allowed-methods.ts: an empty id is 404.
- *                    http/cors.ts: browser preflights, when CORS_ORIGINS is set.
- *                    http/draining.ts: while a stop drains, Connection: close.
+ *                    Then http/cors.ts: browser preflights, when CORS_ORIGINS is set.
  *                    preParsing, http/allowed-methods.ts: a path no route serves is
  *                    404, a known one with another method 405 with Allow, whatever the
  *                    method token (request lines Node refuses: error-handler.ts).
@@ -71,10 +72,11 @@ import { countRequests, type RequestMetrics } from './metrics/request-metrics.js
  * 10. handler        <resource>/routes.ts, calling the domain's services.
  * 11. onSend         http/idempotency.ts, on the same routes: an outcome not stored with
  *                    the resource.
- * 12. onResponse     metrics/request-metrics.ts counts the answer; http/request-log.ts
- *                    writes the log line.
+ * 12. completed      http/request-log.ts, Fastify's LogController, once the answer is
+ *                    sent: counted (metrics/request-metrics.ts) and logged, one line.
  * Stages 5, 7, 9 and 11 are hooks of the routes that need them (http/route-hooks.ts), so
- * a request for any other route does not run them at all.
+ * a request for any other route does not run them at all. Fastify calls each hook through
+ * its hook runner, a cost every request pays: stage 3 is one hook, and stage 12 none.
  * A failure at any stage: errors/send-api-error.ts answers it, mapped to an ApiError by
  * errors/to-api-error.ts, the one mapping.
  *
@@ -116,16 +118,16 @@ export function connectionLines(config: Config): ConnectionLines {
   })
 }
 
-/** The server options behind stages 1 and 2, the request id, the log line and the limits. */
+/** The server options behind stages 1, 2 and 12, the request id and the limits. */
 export function pipelineOptions(
   config: Config,
-  lines: ConnectionLines,
+  { lines, metrics }: { lines: ConnectionLines; metrics: RequestMetrics },
 ): FastifyHttpOptions<Server> {
   return {
     serverFactory: (handle, options) => createHttpServer(handle, options, lines),
     rewriteUrl: decodableTarget,
     genReqId: trackIdOf,
-    logController: new RequestLog(),
+    logController: new RequestLog(metrics),
     bodyLimit: config.bodyLimit,
     // A client sending slowly (slowloris) cannot hold a connection past these.
     requestTimeout: config.requestTimeoutMs,
@@ -143,13 +145,13 @@ export function pipelineOptions(
 }
 
 /**
- * Stages 0, 3 and 12 and the error mapping, on the whole server; before any route is
+ * Stages 0 and 3 and the error mapping, on the whole server; before any route is
  * registered. Stage 1's lines stop as the server begins to close.
  */
 export async function installRootStages(
   app: FastifyInstance,
   config: Config,
-  { lines, metrics }: { lines: ConnectionLines; metrics: RequestMetrics },
+  lines: ConnectionLines,
 ): Promise<void> {
   app.addHook('preClose', (done) => {
     lines.stop()
@@ -159,12 +161,14 @@ export async function installRootStages(
   handleErrors(app)
   // The body of a request no route matches is never read, so its 404/405 comes first.
   ignoreBodies(app)
-  setCommonHeaders(app)
-  checkRequestHeads(app)
+  const closeIfDraining = closeConnectionsWhileDraining(app)
+  app.addHook('onRequest', function everyRequest(request, reply, done) {
+    setCommonHeaders(request, reply)
+    closeIfDraining(reply)
+    done(checkRequestHead(request) ?? emptyIdProblem(request))
+  })
   answerUnmatchedRequests(app, MAX_PARAM_LENGTH)
   await allowBrowserOrigins(app, config.corsOrigins)
-  closeConnectionsWhileDraining(app)
-  countRequests(app, metrics)
 }
 
 export interface ApiStageOptions {

@@ -278,6 +278,12 @@ for (const target of DATABASES) {
         expect(created.status).toBe(201)
         expect(created.headers.connection).toBe('close')
         expect(readiness.headers.connection).toBe('close')
+        // A request refused by the head's checks closes its connection too.
+        const refused = await server.request('GET', '/api/v1/todos', {
+          headers: { expect: 'something-else' },
+        })
+        expect(refused.status).toBe(417)
+        expect(refused.headers.connection).toBe('close')
         expect(server.logMessages()).not.toContain(STOPPING)
 
         const exit = await server.exited

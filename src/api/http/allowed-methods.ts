@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import FindMyWay from 'find-my-way'
 import { ApiProblem } from '../errors/api-problem.js'
 import { PROBLEMS } from '../errors/catalogue.js'
@@ -22,7 +22,15 @@ declare module 'fastify' {
 
 /** `/todos/` matches `/todos/:todoId` with an empty id; such a path names no resource. */
 function hasEmptyParam(params: unknown): boolean {
-  return Object.values(params as Record<string, unknown>).some((value) => value === '')
+  for (const key in params as Record<string, unknown>) {
+    if ((params as Record<string, unknown>)[key] === '') return true
+  }
+  return false
+}
+
+/** A matched route whose id is empty: 404, as for any path that names no resource. */
+export function emptyIdProblem(request: FastifyRequest): ApiProblem | undefined {
+  return hasEmptyParam(request.params) ? new ApiProblem(PROBLEMS.resourceNotFound) : undefined
 }
 
 /**
@@ -68,9 +76,6 @@ export function answerUnmatchedRequests(app: FastifyInstance, maxParamLength: nu
   }
   app.decorate('unmatchedRequestProblem', unmatchedRequestProblem)
 
-  app.addHook('onRequest', (request, _reply, done) => {
-    done(hasEmptyParam(request.params) ? new ApiProblem(PROBLEMS.resourceNotFound) : undefined)
-  })
   // Answered once every onRequest hook has run (CORS headers, draining's Connection:
   // close), before Fastify looks at the body or at QUERY's required Content-Type: no
   // part of the body counts before the route is known (decisions §2).

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { mustCloseAfterAnswer } from './request-head.js'
 import { markTracked } from './track-id.js'
 
@@ -7,11 +7,8 @@ import { markTracked } from './track-id.js'
  * sniffing by browsers, Cache-Control: no-store where the route's policy says `noStore`,
  * and Connection: close after faulty framing (request-head.ts).
  */
-export function setCommonHeaders(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    markTracked(request, reply).header('x-content-type-options', 'nosniff')
-    if (request.routeOptions.config.noStore === true) reply.header('cache-control', 'no-store')
-    if (mustCloseAfterAnswer(request)) reply.header('connection', 'close')
-    done()
-  })
+export function setCommonHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  markTracked(request, reply).header('x-content-type-options', 'nosniff')
+  if (request.routeOptions.config.noStore === true) reply.header('cache-control', 'no-store')
+  if (mustCloseAfterAnswer(request)) reply.header('connection', 'close')
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,16 +16,16 @@ declare module 'fastify' {
 /**
  * While draining, every answer carries `Connection: close`: a balancer or client keeps
  * no idle connection to an instance about to stop, so none of its requests can meet a
- * connection closed under it when the instance stops accepting.
+ * connection closed under it when the instance stops accepting. Answers what marks one
+ * answer, for the stage that runs on every request (pipeline.ts).
  */
-export function closeConnectionsWhileDraining(app: FastifyInstance): void {
+export function closeConnectionsWhileDraining(app: FastifyInstance): (reply: FastifyReply) => void {
   let draining = false
   app.decorate('startDraining', () => {
     draining = true
   })
   app.decorate('isDraining', () => draining)
-  app.addHook('onRequest', (_request, reply, done) => {
+  return (reply) => {
     if (draining) reply.header('connection', 'close')
-    done()
-  })
+  }
 }

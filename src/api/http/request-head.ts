@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { ApiProblem } from '../errors/api-problem.js'
 import { PROBLEMS } from '../errors/catalogue.js'
 
@@ -55,9 +55,4 @@ export function mustCloseAfterAnswer(request: FastifyRequest): boolean {
     raw.httpVersionMinor === 0 &&
     raw.headers['transfer-encoding'] !== undefined
   )
-}
-
-/** Every request's head checked before anything else of it is looked at. */
-export function checkRequestHeads(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, _reply, done) => done(checkRequestHead(request)))
 }

@@ -1,13 +1,25 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify'
 
+/** Counts answers (metrics/request-metrics.ts), by method, route template and status. */
+export interface AnswerCounter {
+  record(method: string, route: string, statusCode: number, seconds: number): void
+}
+
 /**
- * One JSON line per request, written when the response is sent, carrying the X-Track
- * id as `track`. The route is the template (`/api/v1/todos/:todoId`), never the raw URL.
- * Request bodies are never logged; failures are logged once, by the error handler.
+ * Each answer, once it is sent: counted, by the request metrics, under its route template
+ * ('unmatched' for none), and logged as one JSON line carrying the X-Track id as `track`.
+ * The route is the template (`/api/v1/todos/:todoId`), never the raw URL. Request bodies
+ * are never logged; failures are logged once, by the error handler.
+ *
+ * Fastify calls `requestCompleted` right after the onResponse hooks, for every answer;
+ * counting here rather than in a hook lets a request skip the onResponse hook runner.
  */
 export class RequestLog extends LogController {
-  constructor() {
+  readonly #counter: AnswerCounter | undefined
+
+  constructor(counter?: AnswerCounter) {
     super({ requestIdLogLabel: 'track' })
+    this.#counter = counter
   }
 
   override incomingRequest(): void {}
@@ -19,10 +31,17 @@ export class RequestLog extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
+    const route = request.routeOptions.url
+    this.#counter?.record(
+      request.method,
+      route ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    )
     reply.log.info(
       {
         method: request.method,
-        route: request.routeOptions.url ?? null,
+        route: route ?? null,
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime * 10) / 10,
       },

@@ -1,5 +1,3 @@
-import type { FastifyInstance } from 'fastify'
-
 /** The duration histogram's upper bounds, in seconds. */
 export const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 
@@ -78,13 +76,4 @@ export class RequestMetrics {
     }
     return `${counter.join('\n')}\n\n${histogram.join('\n')}\n`
   }
-}
-
-/** Every answer counted once it is sent, under its route template ('unmatched' for none). */
-export function countRequests(app: FastifyInstance, metrics: RequestMetrics): void {
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched'
-    metrics.record(request.method, route, reply.statusCode, reply.elapsedTime / 1000)
-    done()
-  })
 }

@@ -16,8 +16,8 @@ declare module 'fastify' {
 /**
  * While draining, every answer carries `Connection: close`: a balancer or client keeps
  * no idle connection to an instance about to stop, so none of its requests can meet a
- * connection closed under it when the instance stops accepting. Answers what marks one
- * answer, for the stage that runs on every request (pipeline.ts).
+ * connection closed under it when the instance stops accepting. Gives back what marks one
+ * answer, which the hook every request meets (pipeline.ts) calls.
  */
 export function closeConnectionsWhileDraining(app: FastifyInstance): (reply: FastifyReply) => void {
   let draining = false

@@ -76,7 +76,7 @@ import type { RequestMetrics } from './metrics/request-metrics.js'
  *                    sent: counted (metrics/request-metrics.ts) and logged, one line.
  * Stages 5, 7, 9 and 11 are hooks of the routes that need them (http/route-hooks.ts), so
  * a request for any other route does not run them at all. Fastify calls each hook through
- * its hook runner, a cost every request pays: stage 3 is one hook, and stage 12 none.
+ * its hook runner, a cost every request pays: stage 3 is one hook, and stage 12 is none.
  * A failure at any stage: errors/send-api-error.ts answers it, mapped to an ApiError by
  * errors/to-api-error.ts, the one mapping.
  *

@@ -21,6 +21,7 @@ import { pause } from '../helpers/time.js'
  */
 
 const PROCESS_TEST = { timeout: 60_000 }
+const BROWSER_ORIGIN = 'https://app.example.com'
 const IN_FLIGHT = 12
 const STOPPING = 'stopping: finishing requests in flight'
 const STOPPED = 'stopped'
@@ -259,7 +260,10 @@ for (const target of DATABASES) {
       'SHUTDOWN_DRAIN: not ready at once, new connections still served with Connection: close, then exit 0',
       PROCESS_TEST,
       async () => {
-        const server = await startServerProcess(ready().config, { SHUTDOWN_DRAIN: '1500' })
+        const server = await startServerProcess(ready().config, {
+          SHUTDOWN_DRAIN: '1500',
+          CORS_ORIGINS: BROWSER_ORIGIN,
+        })
         const before = await server.request('GET', '/health/ready')
         expect(before.status).toBe(200)
         expect(before.headers.connection).toBe('keep-alive')
@@ -278,12 +282,23 @@ for (const target of DATABASES) {
         expect(created.status).toBe(201)
         expect(created.headers.connection).toBe('close')
         expect(readiness.headers.connection).toBe('close')
-        // A request refused by the head's checks closes its connection too.
-        const refused = await server.request('GET', '/api/v1/todos', {
-          headers: { expect: 'something-else' },
+        // Answers given before the route's own stages close their connection too: the
+        // head's checks refusing a request, and a browser's preflight.
+        const refusals = [
+          await server.request('GET', '/api/v1/todos', { headers: { expect: 'something-else' } }),
+          await server.request('GET', '/api/v1/todos', {
+            headers: { host: 'not a host' },
+            contract: false,
+          }),
+        ]
+        expect(refusals.map(({ status }) => status)).toEqual([417, 400])
+        const preflight = await server.request('OPTIONS', '/api/v1/todos', {
+          headers: { origin: BROWSER_ORIGIN, 'access-control-request-method': 'POST' },
         })
-        expect(refused.status).toBe(417)
-        expect(refused.headers.connection).toBe('close')
+        expect(preflight.headers['access-control-allow-origin']).toBe(BROWSER_ORIGIN)
+        for (const answer of [...refusals, preflight]) {
+          expect(answer.headers.connection).toBe('close')
+        }
         expect(server.logMessages()).not.toContain(STOPPING)
 
         const exit = await server.exited

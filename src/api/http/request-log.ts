@@ -15,9 +15,9 @@ export interface AnswerCounter {
  * counting here rather than in a hook lets a request skip the onResponse hook runner.
  */
 export class RequestLog extends LogController {
-  readonly #counter: AnswerCounter | undefined
+  readonly #counter: AnswerCounter
 
-  constructor(counter?: AnswerCounter) {
+  constructor(counter: AnswerCounter) {
     super({ requestIdLogLabel: 'track' })
     this.#counter = counter
   }
@@ -32,7 +32,7 @@ export class RequestLog extends LogController {
     reply: FastifyReply,
   ): void {
     const route = request.routeOptions.url
-    this.#counter?.record(
+    this.#counter.record(
       request.method,
       route ?? 'unmatched',
       reply.statusCode,

@@ -35,6 +35,47 @@ export function machineTicks(): { total: number; idle: number } {
   }
 }
 
+/** The CPUs a process may run on, as `taskset` lists them (`0-1`, `0,2`). */
+function affinityOf(pid: number): string {
+  const shown = spawnSync('taskset', ['-c', '-p', String(pid)], { encoding: 'utf8' }).stdout
+  return /list:\s*(\S+)/.exec(shown)?.[1] ?? ''
+}
+
+/** Every thread of `pid` on `cpus` from now on. */
+function setAffinity(pid: number, cpus: string): void {
+  spawnSync('taskset', ['-a', '-c', '-p', cpus, String(pid)], { stdio: 'ignore' })
+}
+
+/** `0-2,5` as the CPUs it names. */
+function cpusOf(list: string): number[] {
+  return list.split(',').flatMap((range) => {
+    const [from = Number.NaN, to = from] = range.split('-').map(Number)
+    return Array.from({ length: to - from + 1 }, (_, index) => from + index)
+  })
+}
+
+/**
+ * Runs `measure` with the server `pid` alone on one CPU and this process (autocannon, the
+ * load) on the others, then gives both back every CPU they had. Left to the scheduler,
+ * a saturated server shares its core with the load from one moment to the next, and
+ * rounds of the same server differed by half (docs/performance.md). Without `taskset`
+ * or a second CPU, `measure` runs as it is.
+ */
+export async function onItsOwnCpu<T>(pid: number, measure: () => Promise<T>): Promise<T> {
+  const mine = affinityOf(process.pid)
+  const cpus = mine ? cpusOf(mine) : []
+  if (cpus.length < 2 || cpus.some(Number.isNaN)) return measure()
+  const theirs = affinityOf(pid)
+  setAffinity(pid, String(cpus[0]))
+  setAffinity(process.pid, cpus.slice(1).join(','))
+  try {
+    return await measure()
+  } finally {
+    setAffinity(pid, theirs || mine)
+    setAffinity(process.pid, mine)
+  }
+}
+
 export const median = (numbers: number[]) => {
   const sorted = [...numbers].sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN

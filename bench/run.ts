@@ -29,7 +29,16 @@ import {
   SEARCH_COHORT,
   SEARCH_PREFIX,
 } from './load-members.js'
-import { cpuUs, machineTicks, median, type Running, rssMb, start, stopAll } from './processes.js'
+import {
+  cpuUs,
+  machineTicks,
+  median,
+  onItsOwnCpu,
+  type Running,
+  rssMb,
+  start,
+  stopAll,
+} from './processes.js'
 
 const { values: options } = parseArgs({
   options: {
@@ -128,6 +137,13 @@ async function load(
       Math.max(machineAfter.total - machineBefore.total, 1),
   }
 }
+
+/**
+ * A GET load of one server at its limit, over GET_CONNECTIONS, with the server alone on
+ * one CPU and the load on the others (onItsOwnCpu): what the server itself can do.
+ */
+const loadAlone = (target: Running, path: string) =>
+  onItsOwnCpu(target.pid, () => load(target, path, {}, GET_CONNECTIONS))
 
 // ---------------------------------------------------------------- processes
 
@@ -299,11 +315,11 @@ function scenariosFor(
       name: floor ? `${what}, the contract's floor (${label}) (for scale)` : `${what} (${label})`,
       reference: references.lookupName,
       targets: floor ? FLOOR_FIGURES : references.getTargets,
-      measureReference: () => load(references.lookup, `/${resource}/${id}`, {}, GET_CONNECTIONS),
+      measureReference: () => loadAlone(references.lookup, `/${resource}/${id}`),
       measureOurs: () =>
         floor
-          ? load(references.floor, `/${resource}/${id}`, {}, GET_CONNECTIONS)
-          : load(smallService, `/api/v1/${resource}/${id}`, {}, GET_CONNECTIONS),
+          ? loadAlone(references.floor, `/${resource}/${id}`)
+          : loadAlone(smallService, `/api/v1/${resource}/${id}`),
     }
   }
   const list: Scenario[] = [
@@ -696,14 +712,14 @@ async function main(): Promise<void> {
     {
       name: 'GET one Todo, bare node:http + better-sqlite3 (for scale)',
       reference: 'bare node:http ceiling',
-      measureReference: () => load(ceiling, '/', {}, GET_CONNECTIONS),
-      measureOurs: () => load(lookup, todoPath(sqliteSmall), {}, GET_CONNECTIONS),
+      measureReference: () => loadAlone(ceiling, '/'),
+      measureOurs: () => loadAlone(lookup, todoPath(sqliteSmall)),
     },
     {
       name: 'GET one Todo, bare Fastify + better-sqlite3, default logging (for scale)',
       reference: 'bare node:http ceiling',
-      measureReference: () => load(ceiling, '/', {}, GET_CONNECTIONS),
-      measureOurs: () => load(fastifyLookup, todoPath(sqliteSmall), {}, GET_CONNECTIONS),
+      measureReference: () => loadAlone(ceiling, '/'),
+      measureOurs: () => loadAlone(fastifyLookup, todoPath(sqliteSmall)),
     },
     ...scenariosFor('SQLite', sqliteSmall, sqliteSmallService, sqliteLargeService, {
       lookup: fastifyLookup,
@@ -735,8 +751,8 @@ async function main(): Promise<void> {
       {
         name: 'GET one Todo, bare Fastify + pg (named), default logging (for scale)',
         reference: 'bare node:http + pg, the same query, named',
-        measureReference: () => load(pgLookup, todoPath(pgSmall), {}, GET_CONNECTIONS),
-        measureOurs: () => load(pgFastifyLookup, todoPath(pgSmall), {}, GET_CONNECTIONS),
+        measureReference: () => loadAlone(pgLookup, todoPath(pgSmall)),
+        measureOurs: () => loadAlone(pgFastifyLookup, todoPath(pgSmall)),
       },
       ...scenariosFor('PostgreSQL', pgSmall, pgSmallService, pgLargeService, {
         lookup: pgFastifyLookup,

@@ -53,9 +53,14 @@ const { values: options, positionals: targets } = parseArgs({
     keep: { type: 'string' },
   },
 })
-if (!options.path || targets.length < 1 || Number(options.windows) <= Number(options.settle)) {
+if (
+  !options.path ||
+  targets.length < 1 ||
+  Number(options.windows) <= Number(options.settle) ||
+  (options['last-level'] !== undefined && !options.simulate)
+) {
   console.error(
-    'usage: npm run bench:instructions -- --path <path> [--windows N --settle M, N > M] name=script[,VAR=value...] ...',
+    'usage: npm run bench:instructions -- --path <path> [--windows N --settle M, N > M] [--simulate [--last-level SIZE,WAYS,LINE]] name=script[,VAR=value...] ...',
   )
   process.exit(2)
 }

@@ -22,8 +22,8 @@
  * short run of the reference took 45 s against 32 s) and adds, per answer, the first-level instruction and data cache misses and
  * the mispredicted branches: what besides the instructions makes one answer's CPU time
  * longer than another's. It adds the misses of the last cache level too, which callgrind
- * sizes from what the machine reports: under this machine's hypervisor, 512 MB, so none
- * miss. `--last-level 1048576,16,64` (size in bytes, ways, line) simulates a core's own
+ * sizes from what the machine reports: under this machine's hypervisor, 512 MB, so hardly
+ * any miss (1 to 9 lines per answer). `--last-level 1048576,16,64` (size in bytes, ways, line) simulates a core's own
  * second-level cache instead, as on the machine's processor, and counts what leaves it.
  *
  * `--keep DIR` keeps each window's dump as DIR/<name>.<window>, for `callgrind_annotate`:

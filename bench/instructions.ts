@@ -23,8 +23,9 @@
  * the mispredicted branches: what besides the instructions makes one answer's CPU time
  * longer than another's. It adds the misses of the last cache level too, which callgrind
  * sizes from what the machine reports: under this machine's hypervisor, 512 MB, so hardly
- * any miss (1 to 9 lines per answer). `--last-level 1048576,16,64` (size in bytes, ways, line) simulates a core's own
- * second-level cache instead, as on the machine's processor, and counts what leaves it.
+ * any miss (1 to 9 lines per answer). `--last-level 1048576,16,64` (bytes, ways, line
+ * bytes) simulates a second level of that size instead, such as a core has of its own,
+ * and counts what leaves it.
  *
  * `--keep DIR` keeps each window's dump as DIR/<name>.<window>, for `callgrind_annotate`:
  * which functions of Node, V8's builtins and runtime, and the native libraries differ
@@ -57,7 +58,8 @@ if (
   !options.path ||
   targets.length < 1 ||
   Number(options.windows) <= Number(options.settle) ||
-  (options['last-level'] !== undefined && !options.simulate)
+  (options['last-level'] !== undefined &&
+    (!options.simulate || !/^\d+,\d+,\d+$/.test(options['last-level'])))
 ) {
   console.error(
     'usage: npm run bench:instructions -- --path <path> [--windows N --settle M, N > M] [--simulate [--last-level SIZE,WAYS,LINE]] name=script[,VAR=value...] ...',
@@ -128,7 +130,7 @@ async function measure(target: Target): Promise<Record<Figure, number>[]> {
     'valgrind',
     '--tool=callgrind',
     ...(options.simulate ? ['--cache-sim=yes', '--branch-sim=yes'] : []),
-    ...(options.simulate && options['last-level'] ? [`--LL=${options['last-level']}`] : []),
+    ...(options['last-level'] ? [`--LL=${options['last-level']}`] : []),
     '--instr-atstart=no',
     // V8 writes machine code into memory it then runs.
     '--smc-check=all-non-file',

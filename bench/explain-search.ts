@@ -8,13 +8,15 @@
 import { parseArgs } from 'node:util'
 import { type Kysely, sql } from 'kysely'
 import { loadConfig } from '../src/config/settings.js'
-import type { MemberSearch, SortOrder } from '../src/domain/member/model.js'
 import {
   createDatabase,
   type Database,
   type ExecutedQuery,
 } from '../src/infra/db/create-database.js'
-import { repositoriesOf } from '../src/infra/repositories.js'
+import { MIGRATIONS } from '../src/resources/index.js'
+import type { MemberSearch, SortOrder } from '../src/resources/member/domain/model.js'
+import { KyselyMemberRepository } from '../src/resources/member/infra/member-repository.js'
+import { MemberSearchQueries } from '../src/resources/member/infra/member-search.js'
 import { PAGE_POSITIONS, PAGE_SIZE, pageAt, SEARCH_SORTS, type SortName } from './broad-searches.js'
 import { SEARCH_PREFIX } from './load-members.js'
 
@@ -30,6 +32,14 @@ function ordersOf(sort: SortName): SortOrder[] {
 }
 
 /** The plan of a statement as its search ran it: in a read-only transaction, walks told so. */
+
+/** The member repository, as the service builds it. */
+function membersOf(database: Database) {
+  return new KyselyMemberRepository(database, {
+    searches: new MemberSearchQueries(database.engine),
+  })
+}
+
 async function plan(database: Database, query: ExecutedQuery): Promise<string> {
   const postgres = database.engine.kind === 'postgres'
   const explain = postgres ? 'explain (analyze, buffers off)' : 'explain query plan'
@@ -59,7 +69,7 @@ async function explainSearch(
   search: MemberSearch,
   page: number,
 ): Promise<void> {
-  const { members } = repositoriesOf(database)
+  const members = membersOf(database)
   await members.search(search, { page, size: PAGE_SIZE })
   queries.length = 0
   const started = performance.now()
@@ -84,6 +94,7 @@ async function main(): Promise<void> {
   })
   const queries: ExecutedQuery[] = []
   const database = await createDatabase(config.database, {
+    migrations: MIGRATIONS,
     onQuery: (query) => queries.push(query),
   })
   try {
@@ -98,7 +109,7 @@ async function main(): Promise<void> {
       0,
     )
     const prefix = values.prefix as string
-    const { total } = await repositoriesOf(database).members.search(
+    const { total } = await membersOf(database).search(
       { namePrefix: prefix, sort: [] },
       { page: 0, size: PAGE_SIZE },
     )

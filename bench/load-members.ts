@@ -16,6 +16,7 @@ import { type RawBuilder, sql } from 'kysely'
 import { loadConfig } from '../src/config/settings.js'
 import { hashPassword } from '../src/infra/crypto/argon2.js'
 import { createDatabase, type Database } from '../src/infra/db/create-database.js'
+import { MIGRATIONS } from '../src/resources/index.js'
 
 /** Generated ids are 'G' + 9 digits: valid member ids, apart from the random ones the service draws. */
 const ID_PREFIX = 'G'
@@ -220,7 +221,10 @@ async function main(): Promise<void> {
   const url = values['database-url'] ?? process.env.DATABASE_URL ?? ''
   const config = loadConfig({ DATABASE_URL: url })
   const total = Number(values.members)
-  const database = await createDatabase(config.database, { timeoutMs: LOADING_TIMEOUT_MS })
+  const database = await createDatabase(config.database, {
+    migrations: MIGRATIONS,
+    timeoutMs: LOADING_TIMEOUT_MS,
+  })
   try {
     const started = Date.now()
     const added = await loadMembers(database, total)

@@ -18,6 +18,7 @@ import { NODE_ENVIRONMENT, NODE_FLAGS } from '../scripts/node-flags.mjs'
 import type { DatabaseConfig } from '../src/config/settings.js'
 import { loadConfig } from '../src/config/settings.js'
 import { createDatabase } from '../src/infra/db/create-database.js'
+import { MIGRATIONS } from '../src/resources/index.js'
 import { startIdentityProvider } from '../test/helpers/identity-provider.js'
 import { startOtlpReceiver } from '../test/helpers/otlp-receiver.js'
 import { startRedis } from '../test/helpers/redis.js'
@@ -186,7 +187,10 @@ interface Dataset {
  * every run starts from the same rows.
  */
 async function dataset(config: DatabaseConfig, members: number): Promise<Dataset> {
-  const database = await createDatabase(config, { timeoutMs: LOADING_TIMEOUT_MS })
+  const database = await createDatabase(config, {
+    migrations: MIGRATIONS,
+    timeoutMs: LOADING_TIMEOUT_MS,
+  })
   try {
     await loadMembers(database, members, (line) => console.log(`   ${line.trim()}`))
     await database.db

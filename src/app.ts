@@ -3,9 +3,8 @@ import { fileURLToPath } from 'node:url'
 import SerializerSelector from '@fastify/fast-json-stringify-compiler'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
-import { v7 as uuidv7 } from 'uuid'
+import { domainProblems } from './api/errors/domain-errors.js'
 import { healthRoutes } from './api/health/routes.js'
-import { memberRoutes } from './api/member/routes.js'
 import { serveMetrics } from './api/metrics/metrics.js'
 import { RequestMetrics } from './api/metrics/request-metrics.js'
 import { serveDocsPage } from './api/openapi/docs-page.js'
@@ -17,22 +16,20 @@ import {
   pipelineOptions,
 } from './api/pipeline.js'
 import { LazySchemaCompilation } from './api/startup/lazy-schema-compilation.js'
-import { todoRoutes } from './api/todo/routes.js'
 import { validatorCompiler } from './api/validation/compiler.js'
 import { serveWebApp } from './api/web/web-app.js'
 import type { Config } from './config/settings.js'
-import { IdempotencyService } from './domain/idempotency/service.js'
-import { newMemberId } from './domain/member/member-id.js'
-import { MemberService } from './domain/member/service.js'
-import { TodoService } from './domain/todo/service.js'
-import { hashPassword, hashSecret } from './infra/crypto/argon2.js'
+import { type IdempotencyScope, IdempotencyService } from './domain/idempotency/service.js'
+import { hashSecret } from './infra/crypto/argon2.js'
 import { createDatabase, type ExecutedQuery } from './infra/db/create-database.js'
-import { KyselyUnitOfWork } from './infra/db/unit-of-work.js'
+import { KyselyUnitOfWork, type Transactional } from './infra/db/unit-of-work.js'
+import { KyselyIdempotencyRepository } from './infra/idempotency/idempotency-repository.js'
 import { stdoutDestination } from './infra/logging/stdout-destination.js'
 import { connectRedis } from './infra/redis/connect-redis.js'
-import { repositoriesOf } from './infra/repositories.js'
 import { SHUTDOWN_EXPORT_MS, startTracing } from './infra/telemetry/tracing.js'
 import { Bulkhead } from './infra/work/bulkhead.js'
+import type { Platform } from './platform/resource-module.js'
+import { MIGRATIONS, RESOURCES } from './resources/index.js'
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -128,10 +125,16 @@ export async function buildApp(
     done()
   })
   // The pipeline's stages are listed, in order, in api/pipeline.ts.
-  await installRootStages(app, config, lines)
-  await describeApi(app, VERSION, config.pageFormat, {
+  await installRootStages(app, config, { lines, domainProblem: domainProblems(RESOURCES) })
+  await describeApi(app, {
+    version: VERSION,
     authenticated: config.auth !== undefined,
     rateLimited: config.rateLimit !== undefined,
+    resources: RESOURCES.map(({ tag, scopes, schemas }) => ({
+      tag,
+      scopes,
+      schemas: schemas(config),
+    })),
   })
 
   // decisions §9: each kind of expensive work within its own limits.
@@ -142,6 +145,7 @@ export async function buildApp(
   }
   const readsCancelled = { count: 0 }
   const database = await createDatabase(config.database, {
+    migrations: MIGRATIONS,
     timeoutMs: config.databaseTimeoutMs,
     reads: {
       connections: longReadConnections(config),
@@ -183,27 +187,9 @@ export async function buildApp(
     host: config.host,
   })
 
-  const repositories = repositoriesOf(database)
-  const unitOfWork = new KyselyUnitOfWork(database.db, repositories)
-  const todoService = new TodoService({
-    repository: repositories.todos,
-    unitOfWork,
-    now: () => new Date(),
-    newId: uuidv7,
-    lists: bulkheads.todoLists,
-  })
-  const memberService = new MemberService({
-    repository: repositories.members,
-    unitOfWork,
-    now: () => new Date(),
-    newId: newMemberId,
-    hashPassword,
-    searches: bulkheads.searches,
-    hashing: bulkheads.hashing,
-  })
-
+  const idempotencyKeys = new KyselyIdempotencyRepository(database.db)
   const idempotency = new IdempotencyService({
-    repository: repositories.idempotency,
+    repository: idempotencyKeys,
     now: () => new Date(),
     slowHash: hashSecret,
     hashing: bulkheads.hashing,
@@ -214,12 +200,23 @@ export async function buildApp(
     async (api) => {
       await installJsonStages(api, {
         idempotency,
+        scopes: new Set(RESOURCES.flatMap(({ scopes }) => Object.keys(scopes))),
         auth: config.auth,
         rateLimit: config.rateLimit,
         rateLimitStore,
       })
-      await api.register(todoRoutes, { service: todoService })
-      await api.register(memberRoutes, { service: memberService, pageFormat: config.pageFormat })
+      const platform: Platform = {
+        config,
+        database,
+        work: bulkheads,
+        now: () => new Date(),
+        unitOfWork: <Scope extends object>(repositories: Transactional<Scope>) =>
+          new KyselyUnitOfWork(database.db, {
+            ...repositories,
+            idempotency: idempotencyKeys,
+          } as Transactional<Scope & IdempotencyScope>),
+      }
+      for (const resource of RESOURCES) await resource.install(api, platform)
       serveOpenApi(api)
     },
     { prefix: '/api/v1' },

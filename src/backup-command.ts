@@ -2,9 +2,11 @@ import type { Config } from './config/settings.js'
 import { BackupFileError } from './infra/db/backup/database-file.js'
 import { backUpSqlite } from './infra/db/backup/sqlite-backup.js'
 import { restoreSqlite } from './infra/db/backup/sqlite-restore.js'
-import { migrationNames } from './infra/db/migrate.js'
-import { SQLITE } from './infra/db/sqlite/sqlite-traits.js'
+import { MIGRATIONS } from './resources/index.js'
 import { databaseSetting } from './start-failure.js'
+
+/** A restored backup may name only these; a newer release's is refused. */
+const KNOWN_MIGRATIONS = Object.keys(MIGRATIONS)
 
 /**
  * `node dist/server.js backup FILE` and `restore FILE`: the built server's own commands,
@@ -113,15 +115,15 @@ export async function runCommand({ name, args }: Command, config: Config): Promi
   }
   try {
     if (name === 'backup') {
-      const written = await backUpSqlite(database.file, file)
+      const written = await backUpSqlite(database.file, file, KNOWN_MIGRATIONS)
       const ms = Math.round(written.durationMs)
       console.log(
         `Backed up ${database.file} to ${file}: ${written.bytes} bytes in ${ms} ms, integrity_check ok.`,
       )
     } else {
-      const restored = await restoreSqlite(file, database.file)
+      const restored = await restoreSqlite(file, database.file, KNOWN_MIGRATIONS)
       const ms = Math.round(restored.durationMs)
-      const known = migrationNames(SQLITE).length
+      const known = KNOWN_MIGRATIONS.length
       console.log(
         `Restored ${database.file} from ${file}: ${restored.bytes} bytes in ${ms} ms, integrity_check ok, migrations ${restored.migrations} of ${known}.`,
       )

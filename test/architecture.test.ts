@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
+import { RESOURCES } from '../src/resources/index.js'
 
 /**
  * The shape of the source tree that docs/architecture.md promises, checked on every run:
@@ -22,6 +23,15 @@ function filesUnder(folder: string, extension: string): string[] {
 }
 
 const sources = filesUnder(SRC, '.ts')
+
+/**
+ * The layer of a folder: its first segment in the shared rooms (`api/errors` is `api`),
+ * its third inside a resource (`resources/todo/domain` is `domain`).
+ */
+function layerOf(folder: string): string | undefined {
+  const segments = folder.split('/')
+  return segments[0] === 'resources' ? segments[2] : segments[0]
+}
 
 /** The folder of a source file, relative to src/ ('.' for src/ itself). */
 const folderOf = (file: string) => relative(SRC, dirname(file)) || '.'
@@ -84,17 +94,52 @@ describe('the source tree', () => {
     expect(folderCycles(graph)).toEqual([])
   })
 
-  it('has no arrow from domain/ or infra/ up to api/, nor from domain/ down to infra/', () => {
+  it('has no arrow from domain/ or infra/ up to api/, nor from domain/ down to infra/, in the shared rooms and in every resource', () => {
     const upward = [...graph].flatMap(([from, targets]) =>
       [...targets]
-        .filter(
-          (to) =>
-            ((from.startsWith('domain') || from.startsWith('infra')) && to.startsWith('api')) ||
-            (from.startsWith('domain') && to.startsWith('infra')),
-        )
+        .filter((to) => {
+          const [source, target] = [layerOf(from), layerOf(to)]
+          return (
+            ((source === 'domain' || source === 'infra') && target === 'api') ||
+            (source === 'domain' && target === 'infra')
+          )
+        })
         .map((to) => `${from} -> ${to}`),
     )
     expect(upward).toEqual([])
+  })
+
+  it('has no arrow from the shared rooms to a resource, nor from one resource to another', () => {
+    const resourceOf = (folder: string) => /^resources\/([^/]+)/.exec(folder)?.[1]
+    const wrong = [...graph].flatMap(([from, targets]) =>
+      [...targets]
+        .filter((to) => {
+          const [source, target] = [resourceOf(from), resourceOf(to)]
+          if (target === undefined) return false
+          // The composition: the application, the list of resources and the commands.
+          if (from === '.' || from === 'resources') return false
+          return source !== target
+        })
+        .map((to) => `${from} -> ${to}`),
+    )
+    expect(wrong).toEqual([])
+  })
+
+  it('keeps the test generators (src/testing/, a resource testing/) out of the service', () => {
+    const isTesting = (folder: string) => folder === 'testing' || layerOf(folder) === 'testing'
+    const wrong = [...graph].flatMap(([from, targets]) =>
+      [...targets]
+        .filter((to) => isTesting(to) && !isTesting(from))
+        .map((to) => `${from} -> ${to}`),
+    )
+    expect(wrong).toEqual([])
+  })
+
+  it('lists every folder of src/resources/ in RESOURCES, under its own name', () => {
+    const folders = readdirSync(join(SRC, 'resources'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+    expect(RESOURCES.map((resource) => resource.name).sort()).toEqual(folders.sort())
   })
 
   it(`keeps every source file within ${MAX_SOURCE_LINES} lines but the settings table`, () => {

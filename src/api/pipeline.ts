@@ -2,25 +2,26 @@ import type { Server } from 'node:http'
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
 import type { AuthConfig, Config, RateLimitConfig, TrustProxy } from '../config/settings.js'
 import type { IdempotencyService } from '../domain/idempotency/service.js'
-import { answerUnmatchedRequests, emptyIdProblem } from './http/allowed-methods.js'
-import { requireBearerTokens } from './http/authentication.js'
-import { setCommonHeaders } from './http/common-headers.js'
-import { ConnectionLines } from './http/connection-lines.js'
-import { allowBrowserOrigins } from './http/cors.js'
-import { closeConnectionsWhileDraining } from './http/draining.js'
-import { createHttpServer } from './http/http-server.js'
-import { honourIdempotencyKeys } from './http/idempotency.js'
-import { applyJsonContext } from './http/json-context.js'
-import { limitRequestRates, type RateLimitStore } from './http/rate-limit.js'
-import { ignoreBodies } from './http/request-body.js'
-import { checkRequestHead } from './http/request-head.js'
-import { RequestLog } from './http/request-log.js'
-import { decodableTarget } from './http/request-target.js'
-import { requireDeclaredScopes } from './http/route-policy.js'
-import { errorHandlingOptions, handleErrors } from './http/send-api-error.js'
-import { traceRequests } from './http/tracing.js'
-import { trackIdOf } from './http/track-id.js'
+import { ConnectionLines } from './connection/connection-lines.js'
+import { closeConnectionsWhileDraining } from './connection/draining.js'
+import { createHttpServer } from './connection/http-server.js'
+import type { DomainProblem } from './errors/domain-errors.js'
+import { honourIdempotencyKeys } from './idempotency/idempotency-keys.js'
 import type { RequestMetrics } from './metrics/request-metrics.js'
+import { RequestLog } from './observability/request-log.js'
+import { traceRequests } from './observability/tracing.js'
+import { trackIdOf } from './observability/track-id.js'
+import { setCommonHeaders } from './reply/common-headers.js'
+import { errorHandlingOptions, handleErrors } from './reply/send-api-error.js'
+import { answerUnmatchedRequests, emptyIdProblem } from './request/allowed-methods.js'
+import { applyJsonContext } from './request/json-context.js'
+import { ignoreBodies } from './request/request-body.js'
+import { checkRequestHead } from './request/request-head.js'
+import { decodableTarget } from './request/request-target.js'
+import { requireDeclaredScopes } from './routes/route-policy.js'
+import { requireBearerTokens } from './security/authentication.js'
+import { allowBrowserOrigins } from './security/cors.js'
+import { limitRequestRates, type RateLimitStore } from './security/rate-limit.js'
 
 /*
  * The request pipeline, in the order a request meets it. Each stage lives in the file
@@ -151,14 +152,14 @@ export function pipelineOptions(
 export async function installRootStages(
   app: FastifyInstance,
   config: Config,
-  lines: ConnectionLines,
+  { lines, domainProblem }: { lines: ConnectionLines; domainProblem: DomainProblem },
 ): Promise<void> {
   app.addHook('preClose', (done) => {
     lines.stop()
     done()
   })
   if (config.tracing) await traceRequests(app)
-  handleErrors(app)
+  handleErrors(app, domainProblem)
   // The body of a request no route matches is never read, so its 404/405 comes first.
   ignoreBodies(app)
   const closeIfDraining = closeConnectionsWhileDraining(app)
@@ -174,6 +175,8 @@ export async function installRootStages(
 export interface ApiStageOptions {
   /** The API's context, whose routes declare their scopes; with its Idempotency-Keys. */
   readonly idempotency?: IdempotencyService
+  /** The scopes the resources grant, one of which each API route declares. */
+  readonly scopes?: ReadonlySet<string>
   readonly auth?: AuthConfig | undefined
   readonly rateLimit?: RateLimitConfig | undefined
   readonly rateLimitStore?: RateLimitStore | undefined
@@ -185,10 +188,10 @@ export interface ApiStageOptions {
  */
 export async function installJsonStages(
   context: FastifyInstance,
-  { idempotency, auth, rateLimit, rateLimitStore }: ApiStageOptions = {},
+  { idempotency, scopes, auth, rateLimit, rateLimitStore }: ApiStageOptions = {},
 ): Promise<void> {
   applyJsonContext(context)
-  if (idempotency) requireDeclaredScopes(context)
+  if (scopes) requireDeclaredScopes(context, scopes)
   if (auth) await requireBearerTokens(context, auth)
   if (rateLimit) await limitRequestRates(context, rateLimit, rateLimitStore)
   if (idempotency) honourIdempotencyKeys(context, idempotency)

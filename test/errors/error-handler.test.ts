@@ -1,14 +1,10 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ApiProblem } from '../../src/api/errors/api-problem.js'
-import {
-  type CatalogueEntry,
-  ERROR_CATALOGUE,
-  type ErrorCode,
-  statusesOf,
-} from '../../src/api/errors/catalogue.js'
+import { catalogueOf } from '../../src/api/errors/catalogue.js'
+import { domainProblems } from '../../src/api/errors/domain-errors.js'
 import { toApiError } from '../../src/api/errors/to-api-error.js'
-import { errorHandlingOptions, handleErrors } from '../../src/api/http/send-api-error.js'
+import { errorHandlingOptions, handleErrors } from '../../src/api/reply/send-api-error.js'
 import {
   BusinessRuleError,
   DataAccessError,
@@ -23,6 +19,7 @@ import {
   IdempotencyKeyInFlightError,
   IdempotencyKeyReusedError,
 } from '../../src/domain/idempotency/service.js'
+import { RESOURCES } from '../../src/resources/index.js'
 import { JSON_TYPE, SYSTEM_ERROR } from '../helpers/api-errors.js'
 import { causeViolations } from '../helpers/error-causes.js'
 
@@ -36,7 +33,7 @@ describe('an answer that cannot be serialized', () => {
 
   beforeAll(async () => {
     app = Fastify({ logger: false, ...errorHandlingOptions })
-    handleErrors(app)
+    handleErrors(app, domainProblems(RESOURCES))
     app.get(
       '/not-an-integer',
       { schema: { response: { 200: { type: 'object', properties: { n: { type: 'integer' } } } } } },
@@ -69,26 +66,21 @@ describe('an answer that cannot be serialized', () => {
 describe('the one mapping from errors to ApiErrors', () => {
   const ALL_ON = { authentication: true, rateLimit: true }
 
-  it.each(Object.keys(ERROR_CATALOGUE) as ErrorCode[])(
-    'renders %s with its status, its message filled',
-    (code) => {
-      const entry: CatalogueEntry = ERROR_CATALOGUE[code]
-      for (const locale of ['en', 'ja'] as const) {
-        for (const status of statusesOf(code)) {
-          const problem = new ApiProblem(
-            { status, code },
-            {
-              args: entry.exampleArgs ?? [],
-            },
-          )
-          const rendered = toApiError(problem, locale)
-          expect(rendered.status).toBe(status)
-          expect(rendered.body.code).toBe(code)
-          expect(causeViolations(rendered.status, rendered.body, ALL_ON)).toEqual([])
-        }
+  const catalogue = catalogueOf(RESOURCES)
+  /** A domain error as the error handler answers it: through the resources' answers. */
+  const domainProblem = domainProblems(RESOURCES)
+  const answered = (error: Error) => toApiError(domainProblem(error) ?? error, 'en')
+
+  it.each([...catalogue.keys()])('renders %s with its status, its message filled', (code) => {
+    for (const locale of ['en', 'ja'] as const) {
+      for (const answer of catalogue.get(code) ?? []) {
+        const rendered = toApiError(new ApiProblem(answer, { args: answer.exampleArgs }), locale)
+        expect(rendered.status).toBe(answer.status)
+        expect(rendered.body.code).toBe(code)
+        expect(causeViolations(rendered.status, rendered.body, ALL_ON)).toEqual([])
       }
-    },
-  )
+    }
+  })
 
   it.each([
     [new ResourceNotFoundError('todo', 'T1'), 404, 'e.ex.td.5001', {}],
@@ -104,18 +96,18 @@ describe('the one mapping from errors to ApiErrors', () => {
     [new IdempotencyKeyInFlightError(), 409, 'e.ex.fw.8003', {}],
     [new IdempotencyClaimLostError(), 409, 'e.ex.fw.8003', {}],
   ])('answers the domain error %s with %i %s', (error, status, code, headers) => {
-    const rendered = toApiError(error, 'en')
+    const rendered = answered(error)
     expect({ status: rendered.status, code: rendered.body.code }).toEqual({ status, code })
     expect(rendered.headers).toEqual(headers)
     expect(causeViolations(rendered.status, rendered.body, ALL_ON)).toEqual([])
   })
 
   it('names the resource and the subject in the message', () => {
+    expect(answered(new ResourceNotFoundError('member', 'qhsGy4neFe')).body.message).toContain(
+      'qhsGy4neFe',
+    )
     expect(
-      toApiError(new ResourceNotFoundError('member', 'qhsGy4neFe'), 'en').body.message,
-    ).toContain('qhsGy4neFe')
-    expect(
-      toApiError(new BusinessRuleError('sign-id-in-use', 'taro@example.com'), 'en').body.message,
+      answered(new BusinessRuleError('sign-id-in-use', 'taro@example.com')).body.message,
     ).toContain('taro@example.com')
   })
 

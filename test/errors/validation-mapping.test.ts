@@ -1,8 +1,8 @@
 import { Type } from 'typebox'
 import { describe, expect, it } from 'vitest'
-import { text } from '../../src/api/common/fields.js'
 import { ApiProblem } from '../../src/api/errors/api-problem.js'
 import type { Violation } from '../../src/api/errors/constraints.js'
+import { text } from '../../src/api/schemas/fields.js'
 import { validatorCompiler } from '../../src/api/validation/compiler.js'
 
 /**

@@ -5,7 +5,13 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { inject } from 'vitest'
 import type { DatabaseConfig } from '../../src/config/settings.js'
+import {
+  createDatabase,
+  type Database,
+  type DatabaseOptions,
+} from '../../src/infra/db/create-database.js'
 import { loadSqliteDriver } from '../../src/infra/db/sqlite/sqlite-driver.js'
+import { MIGRATIONS } from '../../src/resources/index.js'
 
 /**
  * The databases every storage-touching suite runs against: SQLite always, PostgreSQL
@@ -115,3 +121,11 @@ export const POSTGRES_TARGET: DatabaseTarget = {
   create: createPostgres,
 }
 export const DATABASES: readonly DatabaseTarget[] = [SQLITE_TARGET, POSTGRES_TARGET]
+
+/** The database opened as the application opens it: every resource's migrations applied. */
+export function openDatabase(
+  config: DatabaseConfig,
+  options: Omit<DatabaseOptions, 'migrations'> = {},
+): Promise<Database> {
+  return createDatabase(config, { migrations: MIGRATIONS, ...options })
+}

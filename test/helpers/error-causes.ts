@@ -1,5 +1,9 @@
-import { isErrorCode, statusesOf } from '../../src/api/errors/catalogue.js'
+import { catalogueOf, type ErrorCode } from '../../src/api/errors/catalogue.js'
 import { en } from '../../src/api/messages/en.js'
+import { RESOURCES } from '../../src/resources/index.js'
+
+/** Every answer the service can give, the service's own and each resource's. */
+const CATALOGUE = catalogueOf(RESOURCES)
 
 /** What the server under test has switched on: the codes that only those parts answer. */
 export interface ServerFeatures {
@@ -20,7 +24,14 @@ const CODES_OF_FEATURES: Readonly<Record<string, keyof ServerFeatures>> = {
  * messages use, since a value put in a message may hold braces of its own (an id `{}`).
  */
 const PLACEHOLDER = new RegExp(
-  [...new Set(Object.values(en).flatMap((text) => text.match(/\{\w+\}/g) ?? []))]
+  [
+    ...new Set(
+      [
+        ...Object.values(en),
+        ...[...CATALOGUE.values()].flat().map(({ texts }) => texts.en),
+      ].flatMap((text) => text.match(/\{\w+\}/g) ?? []),
+    ),
+  ]
     .map((placeholder) => placeholder.replace(/[{}]/g, '\\$&'))
     .join('|'),
 )
@@ -39,10 +50,11 @@ export function causeViolations(status: number, body: unknown, features: ServerF
     details?: unknown
   }
   if (typeof code !== 'string' || typeof message !== 'string') return []
-  if (!isErrorCode(code)) return [`${code} is no code of the catalogue`]
+  const statuses = CATALOGUE.get(code as ErrorCode)?.map((answer) => answer.status)
+  if (statuses === undefined) return [`${code} is no code of the catalogue`]
   const violations: string[] = []
-  if (!statusesOf(code).includes(status)) {
-    violations.push(`${code} is answered with ${statusesOf(code).join(' or ')}, not ${status}`)
+  if (!statuses.includes(status)) {
+    violations.push(`${code} is answered with ${statuses.join(' or ')}, not ${status}`)
   }
   const feature = CODES_OF_FEATURES[code]
   if (feature && !features[feature]) violations.push(`${code} belongs to ${feature}, which is off`)

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { expect } from 'vitest'
-import type { Member } from '../../src/domain/member/model.js'
+import type { Member } from '../../src/resources/member/domain/model.js'
 import type { HttpOptions, HttpResponse } from './http.js'
 import type { SuiteServer } from './server.js'
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http'
 import { connect } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { abortWithoutStacks } from '../../src/api/http/stackless-aborts.js'
+import { abortWithoutStacks } from '../../src/api/connection/stackless-aborts.js'
 
 /**
  * A connection closed with pipelined requests still unanswered: Node destroys each with

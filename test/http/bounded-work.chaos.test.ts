@@ -4,8 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BROAD_PREFIXES, broadSearches, firstPagePath } from '../../bench/broad-searches.js'
 import { LOADING_TIMEOUT_MS, loadMembers, memberIdOf } from '../../bench/load-members.js'
 import type { DatabaseConfig } from '../../src/config/settings.js'
-import { createDatabase } from '../../src/infra/db/create-database.js'
-import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
+import { DATABASES, type IsolatedDatabase, openDatabase } from '../helpers/databases.js'
 import {
   flood,
   idleConnection,
@@ -110,7 +109,7 @@ function peakRssMb(pid: number): number {
  * database walks an index on this machine today, whatever the service's plans are.
  */
 async function machineScanMs(config: DatabaseConfig): Promise<number> {
-  const database = await createDatabase(config)
+  const database = await openDatabase(config)
   try {
     const times: number[] = []
     for (let n = 0; n < 5; n += 1) {
@@ -146,7 +145,7 @@ for (const target of DATABASES) {
 
       beforeAll(async () => {
         isolated = await target.create()
-        const database = await createDatabase(isolated.config, { timeoutMs: LOADING_TIMEOUT_MS })
+        const database = await openDatabase(isolated.config, { timeoutMs: LOADING_TIMEOUT_MS })
         try {
           await loadMembers(database, MEMBERS, (line) =>
             console.log(`${target.name}: ${line.trim()}`),

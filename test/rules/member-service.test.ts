@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BusinessRuleError, ResourceNotFoundError } from '../../src/domain/common/errors.js'
-import { newMemberId } from '../../src/domain/member/member-id.js'
-import type { Member, NewMember } from '../../src/domain/member/model.js'
-import { MemberService } from '../../src/domain/member/service.js'
 import { hashPassword, hashSecret } from '../../src/infra/crypto/argon2.js'
-import { createDatabase, type Database } from '../../src/infra/db/create-database.js'
+import type { Database } from '../../src/infra/db/create-database.js'
 import { KyselyUnitOfWork } from '../../src/infra/db/unit-of-work.js'
-import { prefixRange } from '../../src/infra/member/prefix-range.js'
-import { repositoriesOf } from '../../src/infra/repositories.js'
+import { newMemberId } from '../../src/resources/member/domain/member-id.js'
+import type { Member, NewMember } from '../../src/resources/member/domain/model.js'
+import { MemberService } from '../../src/resources/member/domain/service.js'
+import { prefixRange } from '../../src/resources/member/infra/prefix-range.js'
 import { unbounded } from '../helpers/bulkheads.js'
-import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
+import { DATABASES, type IsolatedDatabase, openDatabase } from '../helpers/databases.js'
+import { repositoriesOf } from '../helpers/repositories.js'
 
 describe('newMemberId', () => {
   it('draws 10 characters of [0-9A-Za-z], all of them, without repeats', () => {
@@ -79,7 +79,7 @@ for (const target of DATABASES) {
 
     beforeAll(async () => {
       isolated = await target.create()
-      database = await createDatabase(isolated.config)
+      database = await openDatabase(isolated.config)
     })
     afterAll(async () => {
       await database?.close()

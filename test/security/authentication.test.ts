@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { JWKS_TIMEOUT_MS } from '../../src/api/http/authentication.js'
+import { JWKS_TIMEOUT_MS } from '../../src/api/security/authentication.js'
 import { JSON_TYPE } from '../helpers/api-errors.js'
 import { type IsolatedDatabase, SQLITE_TARGET } from '../helpers/databases.js'
 import { type IdentityProvider, startIdentityProvider } from '../helpers/identity-provider.js'

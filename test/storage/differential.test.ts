@@ -1,10 +1,6 @@
 import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type IsolatedDatabase, POSTGRES_TARGET, SQLITE_TARGET } from '../helpers/databases.js'
-import type { HttpResponse } from '../helpers/http.js'
-import { SEED_MEMBERS, SEED_TODOS } from '../helpers/request-bodies.js'
-import { requestSequence } from '../helpers/request-generators.js'
 import {
   applyVariant,
   describeStep,
@@ -13,18 +9,23 @@ import {
   isIdRef,
   renderStep,
   type Step,
-} from '../helpers/request-templates.js'
+} from '../../src/testing/request-steps.js'
+import type { ResourceRequests } from '../../src/testing/resource-requests.js'
+import { type IsolatedDatabase, POSTGRES_TARGET, SQLITE_TARGET } from '../helpers/databases.js'
+import type { HttpResponse } from '../helpers/http.js'
+import { RESOURCE_REQUESTS, requestSequence } from '../helpers/request-generators.js'
 import { startServer, type TestServer } from '../helpers/server.js'
 
 /**
- * Differential test: generated request sequences (test/helpers/request-generators.ts)
+ * Differential test: generated request sequences (test/helpers/request-generators.ts,
+ * from each resource's testing/requests.ts)
  * go to a SQLite-backed and a PostgreSQL-backed server, step by step, each step to both.
  * After normalizing what must differ (ids, time stamps, host:port), status, body and the
  * headers that matter must be the same. A difference fails with the shrunk sequence and
  * the normalized answers of its first differing step.
  *
  * Every sequence (and every replay of one) starts from the same state: the seed
- * population (SEED_MEMBERS, SEED_TODOS), created through the API on both before the
+ * population (each resource's `seeds`), created through the API on both before the
  * first sequence and copied back into the tables before each one. Ids are compared as
  * placeholders: `<member 3>` is the fourth member created on each, seeds first.
  *
@@ -52,20 +53,22 @@ const COMPARED_HEADERS = [
 ] as const
 const DATE_TIME = /\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g
 const ORIGIN = /^http:\/\/127\.0\.0\.1:\d+/
-/** Tables a sequence may change; each is restored to its seed copy before every sequence. */
-const TABLES = ['member', 'member_credential', 'todo', 'idempotency_key'] as const
+/** What a resource's requests say of it, by its kind (`todo`). */
+const BY_KIND = new Map(RESOURCE_REQUESTS.map((requests) => [requests.kind, requests]))
+const requestsOf = (kind: IdKind) => BY_KIND.get(kind) as ResourceRequests
+const BY_COLLECTION = new Map(RESOURCE_REQUESTS.map((requests) => [requests.collection, requests]))
+/**
+ * Tables a sequence may change, each restored to its seed copy before every sequence:
+ * every resource's, and the Idempotency-Key outcomes.
+ */
+const TABLES = [...RESOURCE_REQUESTS.flatMap(({ tables }) => tables), 'idempotency_key']
 /** Copies of the tables as seeded (CREATE TABLE AS: the same columns, on both databases). */
 const SAVE_SEED = TABLES.map((table) => `create table seed_${table} as select * from ${table}`)
-/** Credentials are deleted before the members they belong to, and inserted after them. */
+/** Rows deleted from the tables that reference others first, and inserted after them. */
 const RESTORE_SEED = [
-  'delete from member_credential',
-  'delete from member',
-  'delete from todo',
-  'delete from idempotency_key',
+  ...TABLES.toReversed().map((table) => `delete from ${table}`),
   ...TABLES.map((table) => `insert into ${table} select * from seed_${table}`),
 ]
-/** Sort properties whose order the data decides; memberId and time stamps differ per server. */
-const DATA_ORDERED = new Set(['firstName', 'lastName', 'dateOfBirth', 'emailAddress'])
 
 interface Side {
   readonly name: string
@@ -98,7 +101,9 @@ class DifferenceFound extends Error {
 
 /** The ids each server gave to what the sequence created, and their common placeholders. */
 class CreatedIds {
-  private readonly pairs: Record<IdKind, string[][]> = { todo: [], member: [] }
+  private readonly pairs: Record<IdKind, string[][]> = Object.fromEntries(
+    RESOURCE_REQUESTS.map(({ kind }) => [kind, []]),
+  )
   private readonly placeholders: Map<string, string>[]
 
   constructor(sides: number, seeded?: CreatedIds) {
@@ -107,14 +112,13 @@ class CreatedIds {
       (_, side) => new Map(seeded?.placeholders[side]),
     )
     if (seeded) {
-      this.pairs.todo.push(...seeded.pairs.todo)
-      this.pairs.member.push(...seeded.pairs.member)
+      for (const [kind, pairs] of Object.entries(seeded.pairs)) this.pairs[kind]?.push(...pairs)
     }
   }
 
   /** Which pair a reference names: the `index`-th newest (undefined while there is none). */
   private pairOf(ref: IdRef): number | undefined {
-    const count = this.pairs[ref.ref].length
+    const count = this.pairs[ref.ref]?.length ?? 0
     return count === 0 ? undefined : count - 1 - (ref.index % count)
   }
 
@@ -123,10 +127,8 @@ class CreatedIds {
     const pair = this.pairOf(ref)
     const id =
       pair === undefined
-        ? ref.ref === 'todo'
-          ? '00000000-0000-7000-8000-000000000001'
-          : 'NoSuchId00'
-        : (this.pairs[ref.ref][pair]?.[side] as string)
+        ? requestsOf(ref.ref).unknownId
+        : (this.pairs[ref.ref]?.[pair]?.[side] as string)
     return applyVariant(id, ref.variant)
   }
 
@@ -143,15 +145,15 @@ class CreatedIds {
     const ids = responses.map((response) => idOf(kind, response))
     if (ids.some((id) => id === undefined || id === '')) return
     if (this.placeholders[0]?.has(ids[0] as string)) return
-    const placeholder = `<${kind} ${this.pairs[kind].length}>`
-    this.pairs[kind].push(ids as string[])
+    const pairs = this.pairs[kind] as string[][]
+    const placeholder = `<${kind} ${pairs.length}>`
+    pairs.push(ids as string[])
     for (const [side, id] of ids.entries()) {
       const placeholders = this.placeholders[side] as Map<string, string>
       // Near misses that do not contain the id (the others are replaced with it).
       for (const variant of ['swapcase', 'short'] as const) {
         const spelled = applyVariant(id as string, variant)
-        if (spelled !== id)
-          placeholders.set(spelled, `<${kind} ${this.pairs[kind].length - 1} ${variant}>`)
+        if (spelled !== id) placeholders.set(spelled, `<${kind} ${pairs.length - 1} ${variant}>`)
       }
       placeholders.set(id as string, placeholder)
     }
@@ -169,7 +171,7 @@ class CreatedIds {
 
 function idOf(kind: IdKind, response: HttpResponse): string | undefined {
   const body = response.body as Record<string, unknown> | undefined
-  const id = kind === 'todo' ? body?.todoId : body?.memberId
+  const id = body?.[requestsOf(kind).idField]
   if (typeof id === 'string') return id
   const location = response.headers.location
   return typeof location === 'string'
@@ -201,56 +203,14 @@ function normalize(response: HttpResponse, created: CreatedIds, side: number): N
   return { status: response.status, headers, body }
 }
 
-/**
- * Member search answers: `content` is ordered by the requested sort, ties (and the
- * default order) by the random memberId, which differs per server. So: everything but
- * `content` exactly; the data-decided sort keys of `content` position by position; the
- * members themselves as a multiset, of the whole answer when it holds every match, else
- * of the sort-key groups that lie wholly inside the page (not the first or last group).
- */
-function sameSearchAnswer(step: Step, a: unknown, b: unknown): boolean {
-  const contentOf = (answer: unknown): unknown[] | undefined => {
-    if (Array.isArray(answer)) return answer
-    const content = (answer as { content?: unknown } | null)?.content
-    return Array.isArray(content) ? content : undefined
-  }
-  const contentA = contentOf(a)
-  const contentB = contentOf(b)
-  if (contentA === undefined || contentB === undefined) return isDeepStrictEqual(a, b)
-  const rest = (answer: unknown) =>
-    Array.isArray(answer) ? [] : { ...(answer as object), content: undefined }
-  if (!isDeepStrictEqual(rest(a), rest(b)) || contentA.length !== contentB.length) return false
-
-  const orderedBy: string[] = []
-  for (const sort of new URLSearchParams(step.query ?? '').getAll('sort')) {
-    const property = sort.split(',')[0] ?? ''
-    if (!DATA_ORDERED.has(property)) break
-    orderedBy.push(property)
-  }
-  const keyOf = (member: unknown) =>
-    JSON.stringify(orderedBy.map((property) => (member as Record<string, unknown>)[property]))
-  const keysA = contentA.map(keyOf)
-  const keysB = contentB.map(keyOf)
-  if (!isDeepStrictEqual(keysA, keysB)) return false
-
-  const total = Array.isArray(a)
-    ? contentA.length
-    : (a as { totalElements?: unknown }).totalElements
-  const edges = new Set(total === contentA.length ? [] : [keysA[0], keysA[keysA.length - 1]])
-  const inner = (content: unknown[], keys: string[]) =>
-    content
-      .filter((_, index) => !edges.has(keys[index]))
-      .map((member) => JSON.stringify(member))
-      .sort()
-  return isDeepStrictEqual(inner(contentA, keysA), inner(contentB, keysB))
-}
-
+/** Equal answers, or, where the resource compares its own (a search's order), equal to it. */
 function sameAnswer(step: Step, a: Normalized, b: Normalized): boolean {
   if (a.status !== b.status || !isDeepStrictEqual(a.headers, b.headers)) return false
-  const search = step.collection === 'members' && step.id === undefined && step.method === 'GET'
-  return search && a.status === 200
-    ? sameSearchAnswer(step, a.body, b.body)
-    : isDeepStrictEqual(a.body, b.body)
+  const own =
+    a.status === 200
+      ? BY_COLLECTION.get(step.collection)?.sameAnswer?.(step, a.body, b.body)
+      : undefined
+  return own ?? isDeepStrictEqual(a.body, b.body)
 }
 
 /** What kind of difference: the route and each side's status and error code. */
@@ -300,12 +260,18 @@ describe.skipIf(!POSTGRES_TARGET.available)('SQLite and PostgreSQL answer alike'
       }
       seeds.learn(kind, responses)
     }
-    for (const member of SEED_MEMBERS) await create('member', '/api/v1/members', member)
-    for (const todoTitle of SEED_TODOS) await create('todo', '/api/v1/todos', { todoTitle })
+    for (const { kind, collection, seeds: bodies } of RESOURCE_REQUESTS) {
+      for (const body of bodies) await create(kind, `/api/v1/${collection}`, body)
+    }
     for (const [index, side] of sides.entries()) {
-      const first = seeds.resolve({ ref: 'todo', index: 0, variant: 'same' }, index)
-      const finished = await side.server.request('PUT', `/api/v1/todos/${first}`)
-      if (finished.status !== 200) throw new Error(`seeding: ${finished.text}`)
+      for (const { kind, collection, seedChanges } of RESOURCE_REQUESTS) {
+        const pathOf = (seed: number) =>
+          `/api/v1/${collection}/${seeds.resolve({ ref: kind, index: seed, variant: 'same' }, index)}`
+        for (const change of seedChanges?.(pathOf) ?? []) {
+          const changed = await side.server.request(change.method, change.path)
+          if (changed.status >= 300) throw new Error(`seeding: ${changed.text}`)
+        }
+      }
       await side.database.exec(SAVE_SEED.join(';\n'))
     }
     seeded = seeds
@@ -323,7 +289,7 @@ describe.skipIf(!POSTGRES_TARGET.available)('SQLite and PostgreSQL answer alike'
     let requests = 0
     /** What answered 5xx on both: no difference, but a broken promise, so it fails too. */
     const bothFailed = new Map<string, string>()
-    const createdCount = { todo: 0, member: 0 }
+    const createdCount = Object.fromEntries(RESOURCE_REQUESTS.map(({ kind }) => [kind, 0]))
     let firstFailureAt: number | undefined
     const differences = new Map<string, Difference>()
     let differingRuns = 0
@@ -348,9 +314,11 @@ describe.skipIf(!POSTGRES_TARGET.available)('SQLite and PostgreSQL answer alike'
           )
           requests += 1
         }
-        if (step.method === 'POST' && step.id === undefined) {
-          const kind = step.collection === 'todos' ? 'todo' : 'member'
-          if (responses.every((response) => response.status === 201)) createdCount[kind] += 1
+        const kind = BY_COLLECTION.get(step.collection)?.kind
+        if (kind !== undefined && step.method === 'POST' && step.id === undefined) {
+          if (responses.every((response) => response.status === 201)) {
+            createdCount[kind] = (createdCount[kind] ?? 0) + 1
+          }
           created.learn(kind, responses)
         }
         const answers = responses.map((response, side) => normalize(response, created, side))
@@ -411,7 +379,9 @@ describe.skipIf(!POSTGRES_TARGET.available)('SQLite and PostgreSQL answer alike'
       `Differential SQLite/PostgreSQL (seed ${SEED}): ${sequences} sequences` +
         `${shrinkReplays > 0 ? ` and ${shrinkReplays} shrinking replays` : ''}, ` +
         `${requests.toLocaleString('en')} requests (${requests / 2} per database) in ${seconds} s, ` +
-        `${createdCount.todo} todos and ${createdCount.member} members created; ` +
+        `created: ${Object.entries(createdCount)
+          .map(([kind, count]) => `${count} ${kind}`)
+          .join(', ')}; ` +
         `${differingRuns} of these runs differed, ${differences.size} kinds of difference` +
         `${kinds.length > 0 ? `: ${kinds.join(' | ')}` : ''}; ` +
         `answered 5xx on both: ${bothFailed.size === 0 ? 'nothing' : [...bothFailed].map(([kind, example]) => `${kind} (${shown(example, 120)})`).join(' | ')}.`,
@@ -449,8 +419,9 @@ describe.skipIf(!POSTGRES_TARGET.available)('SQLite and PostgreSQL answer alike'
       `${signature}`,
       `Sequence up to the difference (${steps.length} step${steps.length === 1 ? '' : 's'}), ` +
         'each database holding just the ' +
-        `seed population before it (<member 0> to <member ${SEED_MEMBERS.length - 1}>, ` +
-        `<todo 0> to <todo ${SEED_TODOS.length - 1}>; test/helpers/request-bodies.ts):`,
+        `seed population before it (${RESOURCE_REQUESTS.map(
+          ({ kind, seeds }) => `<${kind} 0> to <${kind} ${seeds.length - 1}>`,
+        ).join(', ')}; each resource's testing/requests.ts):`,
       ...steps.map(
         (step, index) => `  ${index + 1}. ${step}${index === stepIndex ? '   <-- differs' : ''}`,
       ),

@@ -1,8 +1,8 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ServiceBusyError } from '../../src/domain/common/errors.js'
-import { createDatabase, type Database } from '../../src/infra/db/create-database.js'
-import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
+import type { Database } from '../../src/infra/db/create-database.js'
+import { DATABASES, type IsolatedDatabase, openDatabase } from '../helpers/databases.js'
 
 /*
  * The long reads' own connections (Database.reads, decisions §9): a statement past
@@ -43,7 +43,7 @@ for (const target of DATABASES) {
 
     beforeAll(async () => {
       isolated = await target.create()
-      database = await createDatabase(isolated.config, {
+      database = await openDatabase(isolated.config, {
         reads: { connections: 2, timeoutMs: READ_TIMEOUT_MS },
         onReadCancelled: () => {
           cancelled += 1

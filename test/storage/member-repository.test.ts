@@ -1,13 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Member, MemberSearch } from '../../src/domain/member/model.js'
-import {
-  createDatabase,
-  type Database,
-  type ExecutedQuery,
-} from '../../src/infra/db/create-database.js'
-import { KyselyMemberRepository } from '../../src/infra/member/member-repository.js'
-import { MemberSearchQueries } from '../../src/infra/member/member-search.js'
-import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
+import type { Database, ExecutedQuery } from '../../src/infra/db/create-database.js'
+import type { Member, MemberSearch } from '../../src/resources/member/domain/model.js'
+import { KyselyMemberRepository } from '../../src/resources/member/infra/member-repository.js'
+import { MemberSearchQueries } from '../../src/resources/member/infra/member-search.js'
+import { DATABASES, type IsolatedDatabase, openDatabase } from '../helpers/databases.js'
 import { storableMember } from '../helpers/members.js'
 import { explainQuery } from '../helpers/query-plans.js'
 
@@ -21,7 +17,7 @@ for (const target of DATABASES) {
 
     beforeAll(async () => {
       isolated = await target.create()
-      database = await createDatabase(isolated.config, { onQuery: (query) => queries.push(query) })
+      database = await openDatabase(isolated.config, { onQuery: (query) => queries.push(query) })
       repository = new KyselyMemberRepository(database, {
         searches: new MemberSearchQueries(database.engine),
       })

@@ -1,19 +1,15 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Database, ExecutedQuery } from '../../src/infra/db/create-database.js'
 import {
   type Member,
   type MemberSearch,
   SORTABLE_PROPERTIES,
   type SortOrder,
-} from '../../src/domain/member/model.js'
-import {
-  createDatabase,
-  type Database,
-  type ExecutedQuery,
-} from '../../src/infra/db/create-database.js'
-import { KyselyMemberRepository } from '../../src/infra/member/member-repository.js'
-import { MemberSearchQueries } from '../../src/infra/member/member-search.js'
-import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
+} from '../../src/resources/member/domain/model.js'
+import { KyselyMemberRepository } from '../../src/resources/member/infra/member-repository.js'
+import { MemberSearchQueries } from '../../src/resources/member/infra/member-search.js'
+import { DATABASES, type IsolatedDatabase, openDatabase } from '../helpers/databases.js'
 import { explainQuery } from '../helpers/query-plans.js'
 
 /*
@@ -108,7 +104,7 @@ for (const target of DATABASES) {
 
     beforeAll(async () => {
       isolated = await target.create()
-      database = await createDatabase(isolated.config, { onQuery: (query) => queries.push(query) })
+      database = await openDatabase(isolated.config, { onQuery: (query) => queries.push(query) })
       const repository = planned(0)
       for (const member of members) await repository.insert(member)
     })

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDatabase } from '../../src/infra/db/create-database.js'
-import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
+import { DATABASES, type IsolatedDatabase, openDatabase } from '../helpers/databases.js'
 
 const MIGRATION_TABLE = 'kysely_migration' as never
 
@@ -9,7 +8,8 @@ const MIGRATION_TABLE = 'kysely_migration' as never
 function migrateInChildProcess(databaseConfig: unknown): Promise<number> {
   const script = `
     const { createDatabase } = await import('./src/infra/db/create-database.ts')
-    const database = await createDatabase(${JSON.stringify(databaseConfig)})
+    const { MIGRATIONS } = await import('./src/resources/index.ts')
+    const database = await createDatabase(${JSON.stringify(databaseConfig)}, { migrations: MIGRATIONS })
     await database.close()`
   return new Promise((resolve, reject) => {
     const child = spawn(
@@ -33,7 +33,7 @@ for (const target of DATABASES) {
     })
 
     async function appliedMigrations(database: IsolatedDatabase): Promise<string[]> {
-      const opened = await createDatabase(database.config)
+      const opened = await openDatabase(database.config)
       try {
         const rows = await opened.db
           .selectFrom(MIGRATION_TABLE)
@@ -55,7 +55,7 @@ for (const target of DATABASES) {
     it('migrates its own schema while another schema of the database is already migrated', async () => {
       const neighbour = await target.create()
       try {
-        await (await createDatabase(neighbour.config)).close()
+        await (await openDatabase(neighbour.config)).close()
         isolated = await target.create()
         expect(await appliedMigrations(isolated)).toContain('0002-create-member')
       } finally {

@@ -1,10 +1,9 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseConfig } from '../../src/config/settings.js'
-import { createDatabase } from '../../src/infra/db/create-database.js'
-import { repositoriesOf } from '../../src/infra/repositories.js'
-import { type IsolatedDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
+import { type IsolatedDatabase, openDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
 import { storableMember } from '../helpers/members.js'
+import { repositoriesOf } from '../helpers/repositories.js'
 
 /**
  * DB_PREPARED_STATEMENTS on PostgreSQL: the hot statements (lookups by id, a member's
@@ -29,7 +28,7 @@ describe.skipIf(!POSTGRES_TARGET.available)('prepared statements on postgres', (
    */
   async function preparedAfterHotStatements(namedStatements: boolean | undefined) {
     const config = isolated.config as Extract<DatabaseConfig, { kind: 'postgres' }>
-    const database = await createDatabase(
+    const database = await openDatabase(
       namedStatements === undefined ? config : { ...config, namedStatements },
     )
     try {

@@ -1,8 +1,8 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DataAccessError } from '../../src/domain/common/errors.js'
-import { createDatabase, type Database } from '../../src/infra/db/create-database.js'
-import { type IsolatedDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
+import type { Database } from '../../src/infra/db/create-database.js'
+import { type IsolatedDatabase, openDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
 import { type TcpProxy, viaProxy } from '../helpers/tcp-proxy.js'
 
 const TIMEOUT_MS = 300
@@ -30,7 +30,7 @@ describe.skipIf(!POSTGRES_TARGET.available)('the statement timeout on postgres',
 
   beforeAll(async () => {
     isolated = await POSTGRES_TARGET.create()
-    database = await createDatabase(isolated.config, { timeoutMs: TIMEOUT_MS })
+    database = await openDatabase(isolated.config, { timeoutMs: TIMEOUT_MS })
   })
   afterAll(async () => {
     await database?.close()
@@ -86,7 +86,7 @@ describe.skipIf(!POSTGRES_TARGET.available)(
       isolated = await POSTGRES_TARGET.create()
       const proxied = await viaProxy(isolated.config)
       proxy = proxied.proxy
-      database = await createDatabase(proxied.config, { timeoutMs: TIMEOUT_MS })
+      database = await openDatabase(proxied.config, { timeoutMs: TIMEOUT_MS })
       lookup = database.precompile(
         database.db.selectFrom('todo').select('todo_id').where('todo_id', '=', ''),
         { atMostOne: true },

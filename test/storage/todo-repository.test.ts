@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Todo } from '../../src/domain/todo/model.js'
-import { createDatabase, type Database } from '../../src/infra/db/create-database.js'
-import { KyselyTodoRepository } from '../../src/infra/todo/todo-repository.js'
-import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
+import type { Database } from '../../src/infra/db/create-database.js'
+import type { Todo } from '../../src/resources/todo/domain/model.js'
+import { KyselyTodoRepository } from '../../src/resources/todo/infra/todo-repository.js'
+import { DATABASES, type IsolatedDatabase, openDatabase } from '../helpers/databases.js'
 
 for (const target of DATABASES) {
   describe.skipIf(!target.available)(`KyselyTodoRepository on ${target.name}`, () => {
@@ -13,7 +13,7 @@ for (const target of DATABASES) {
 
     beforeAll(async () => {
       isolated = await target.create()
-      database = await createDatabase(isolated.config)
+      database = await openDatabase(isolated.config)
       repository = new KyselyTodoRepository(database)
     })
     afterAll(async () => {
@@ -171,7 +171,7 @@ for (const target of DATABASES) {
         'options',
         `${url.searchParams.get('options') ?? ''} -c TimeZone=Asia/Kolkata`,
       )
-      const elsewhere = await createDatabase({ ...config, url: url.toString() })
+      const elsewhere = await openDatabase({ ...config, url: url.toString() })
       try {
         const read = await readBy(new KyselyTodoRepository(elsewhere))
         expect(read.map((todo) => todo?.createdAt)).toEqual(expected)

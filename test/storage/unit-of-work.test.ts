@@ -1,18 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Member } from '../../src/domain/member/model.js'
-import type { Todo } from '../../src/domain/todo/model.js'
-import { createDatabase, type Database } from '../../src/infra/db/create-database.js'
-import {
-  KyselyUnitOfWork,
-  type TransactionalRepositories,
-} from '../../src/infra/db/unit-of-work.js'
-import { repositoriesOf } from '../../src/infra/repositories.js'
-import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
+import type { IdempotencyRepository } from '../../src/domain/idempotency/repository.js'
+import type { Database } from '../../src/infra/db/create-database.js'
+import { KyselyUnitOfWork } from '../../src/infra/db/unit-of-work.js'
+import type { Member } from '../../src/resources/member/domain/model.js'
+import type { MemberRepository } from '../../src/resources/member/domain/repository.js'
+import type { Todo } from '../../src/resources/todo/domain/model.js'
+import type { TodoRepository } from '../../src/resources/todo/domain/repository.js'
+import { DATABASES, type IsolatedDatabase, openDatabase } from '../helpers/databases.js'
+import { repositoriesOf } from '../helpers/repositories.js'
 
 /**
  * The unit of work the domain is offered: one transaction on each database, whose
  * repositories commit together or roll back together, without nesting transactions.
  */
+
+/** Repositories of two resources and the service's own, in one transaction. */
+interface Scope {
+  readonly todos: TodoRepository
+  readonly members: MemberRepository
+  readonly idempotency: IdempotencyRepository
+}
 
 const T0 = '2026-01-01T00:00:00.000Z'
 /** The same instant as the idempotency keys take it. */
@@ -23,13 +30,13 @@ for (const target of DATABASES) {
   describe.skipIf(!target.available)(`KyselyUnitOfWork on ${target.name}`, () => {
     let isolated: IsolatedDatabase
     let database: Database
-    let repositories: TransactionalRepositories
-    let unitOfWork: KyselyUnitOfWork
+    let repositories: ReturnType<typeof repositoriesOf>
+    let unitOfWork: KyselyUnitOfWork<Scope>
     let sequence = 0
 
     beforeAll(async () => {
       isolated = await target.create()
-      database = await createDatabase(isolated.config)
+      database = await openDatabase(isolated.config)
       repositories = repositoriesOf(database)
       unitOfWork = new KyselyUnitOfWork(database.db, repositories)
     })

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { TODO_LIST_PAGE_SIZE } from '../../src/domain/todo/service.js'
+import { TODO_LIST_PAGE_SIZE } from '../../src/resources/todo/domain/service.js'
 import { JSON_TYPE } from '../helpers/api-errors.js'
 import { DATABASES } from '../helpers/databases.js'
 import type { HttpResponse } from '../helpers/http.js'

@@ -1,10 +1,12 @@
-import type { ErrorAnswer, ErrorCode } from './catalogue.js'
+import type { ErrorAnswer, ErrorCode, Texts } from './catalogue.js'
 import type { Violation } from './constraints.js'
 
 /** A failure the api layer detects itself; answered as an ApiError (send-api-error.ts). */
 export class ApiProblem extends Error {
   readonly status: number
   readonly code: ErrorCode
+  /** The code's message in every language. */
+  readonly texts: Texts
   readonly target: string | undefined
   readonly violations: readonly Violation[]
   readonly headers: Readonly<Record<string, string>>
@@ -24,6 +26,7 @@ export class ApiProblem extends Error {
     this.name = 'ApiProblem'
     this.status = answer.status
     this.code = answer.code
+    this.texts = answer.texts
     this.target = options.target || undefined
     this.violations = options.violations ?? []
     this.headers = options.headers ?? {}

@@ -1,4 +1,9 @@
-import type { MessageKey } from '../messages/index.js'
+import { en } from '../messages/en.js'
+import type { Locale, MessageKey } from '../messages/index.js'
+import { ja } from '../messages/ja.js'
+
+/** An error code of the contract: `e.ex.fw.5001` (the service's own), `e.ex.td.5001` (a resource's). */
+export type ErrorCode = `e.${string}`
 
 /** One error code of the contract: how it is answered and, for the OpenAPI document, when. */
 export interface CatalogueEntry {
@@ -10,30 +15,36 @@ export interface CatalogueEntry {
   readonly exampleArgs?: readonly string[]
 }
 
-/** Every error code that starts with `e.`: the message catalogues must hold each of them. */
-type ErrorCode = Extract<MessageKey, `e.${string}`>
+/** A message in every language the service speaks; `{0}` is its first argument. */
+export type Texts = Readonly<Record<Locale, string>>
 
 /**
- * The one catalogue of error codes, keyed by code: every answer's status is decided here
- * (the code's own, or one of HTTP's own in PROBLEMS below), the OpenAPI document takes
- * its descriptions and examples from here, and the messages (messages/en.ts, ja.ts) are
- * keyed by the same codes, so the three cannot disagree. The codes answered with a status
+ * An answer of the API: an error code with its status (the catalogue's, unless HTTP's
+ * own), when it is given, and its message in every language.
+ */
+export interface ErrorAnswer {
+  readonly status: number
+  readonly code: ErrorCode
+  readonly description: string
+  readonly exampleArgs: readonly string[]
+  readonly texts: Texts
+}
+
+/** The service's own codes (`e.ex.fw.*`): the message catalogues hold each of them. */
+type ServiceCode = Extract<MessageKey, `e.${string}`>
+
+/**
+ * The catalogue of the service's own error codes, keyed by code (each resource keeps its
+ * codes in its own api/errors.ts): every answer's status is decided here (the code's own,
+ * or one of HTTP's own in PROBLEMS below), the OpenAPI document takes its descriptions and
+ * examples from here, and the messages (messages/en.ts, ja.ts) are keyed by the same
+ * codes, so the three cannot disagree. The codes answered with a status
  * of HTTP's own: `e.ex.fw.8002` with 412 when If-Match fails, `e.ex.fw.7006` with 417 for
  * an Expect the service does not meet, 431 for headers too large and 416 for a Range
  * outside a static file, `e.ex.fw.7003` with 408 for a request not received in time.
  */
 export const ERROR_CATALOGUE = {
   'e.ex.fw.5001': { status: 404, description: 'The path names no resource.' },
-  'e.ex.mm.5001': {
-    status: 404,
-    description: 'No member has this id.',
-    exampleArgs: ['qhsGy4neFe'],
-  },
-  'e.ex.td.5001': {
-    status: 404,
-    description: 'No Todo has this id.',
-    exampleArgs: ['01a20114-a9e4-73d1-b63d-c583549b3710'],
-  },
   'e.ex.fw.6001': { status: 405, description: 'The path does not serve this method (see Allow).' },
   'e.ex.fw.6002': { status: 406, description: 'The Accept header admits no application/json.' },
   'e.ex.fw.6003': {
@@ -85,16 +96,6 @@ export const ERROR_CATALOGUE = {
     description: 'The Idempotency-Key was first used with a different request.',
   },
   'e.ex.fw.8001': { status: 409, description: 'A business rule forbids the operation.' },
-  'e.ex.mm.8001': {
-    status: 409,
-    description: 'Another member already uses the sign id.',
-    exampleArgs: ['taro.yamada@example.com'],
-  },
-  'e.ex.td.8001': {
-    status: 409,
-    description: 'The Todo is finished already.',
-    exampleArgs: ['01a20114-a9e4-73d1-b63d-c583549b3710'],
-  },
   'e.ex.fw.8002': {
     status: 409,
     description: 'Another request changed the resource first.',
@@ -117,29 +118,36 @@ export const ERROR_CATALOGUE = {
       'The instance is busy: the places and the queue of this kind of expensive work (member search, the todo list, password hashing) are taken, the wait for a place ran out, or a search statement passed READ_TIMEOUT and was cancelled. Nothing was changed; Retry-After says when to try again.',
   },
   'e.ex.fw.9999': { status: 500, description: 'Unhandled system error.' },
-} as const satisfies Record<ErrorCode, CatalogueEntry>
+} as const satisfies Record<ServiceCode, CatalogueEntry>
 
-export type { ErrorCode }
-
-/** An answer of the API: an error code with its status (the catalogue's, unless HTTP's own). */
-export interface ErrorAnswer {
-  readonly status: number
-  readonly code: ErrorCode
+/** When a code is answered with a status of HTTP's own (PROBLEMS below names them). */
+const OWN_STATUS_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  '412 e.ex.fw.8002': 'If-Match names another version of the resource.',
+  '417 e.ex.fw.7006': 'An Expect header other than 100-continue (target Expect).',
+  '431 e.ex.fw.7006': 'The request line and headers are larger than the server reads.',
+  '416 e.ex.fw.7006':
+    'A Range no byte of the file satisfies (target Range; Content-Range gives its length).',
+  '408 e.ex.fw.7003': 'The request was not received within HEADERS_TIMEOUT or REQUEST_TIMEOUT.',
 }
 
 /** The code answered with the catalogue's status, or with `status` where HTTP has its own. */
-export function answer<C extends ErrorCode>(
+export function answer<C extends ServiceCode>(
   code: C,
   status: number = ERROR_CATALOGUE[code].status,
-): { readonly status: number; readonly code: C } {
-  return { status, code }
+): ErrorAnswer & { readonly code: C } {
+  const entry: CatalogueEntry = ERROR_CATALOGUE[code]
+  return {
+    status,
+    code,
+    description: OWN_STATUS_DESCRIPTIONS[`${status} ${code}`] ?? entry.description,
+    exampleArgs: entry.exampleArgs ?? [],
+    texts: { en: en[code], ja: ja[code] },
+  }
 }
 
 /** Every answer the service gives by name: a code, with the catalogue's status or HTTP's own. */
 export const PROBLEMS = {
   resourceNotFound: answer('e.ex.fw.5001'),
-  todoNotFound: answer('e.ex.td.5001'),
-  memberNotFound: answer('e.ex.mm.5001'),
   methodNotAllowed: answer('e.ex.fw.6001'),
   notAcceptable: answer('e.ex.fw.6002'),
   unsupportedMediaType: answer('e.ex.fw.6003'),
@@ -156,8 +164,6 @@ export const PROBLEMS = {
   bodyTooLarge: answer('e.ex.fw.7007'),
   idempotencyKeyReused: answer('e.ex.fw.7008'),
   businessRule: answer('e.ex.fw.8001'),
-  signIdInUse: answer('e.ex.mm.8001'),
-  todoAlreadyFinished: answer('e.ex.td.8001'),
   changedMeanwhile: answer('e.ex.fw.8002'),
   idempotencyKeyInFlight: answer('e.ex.fw.8003'),
   expectationFailed: answer('e.ex.fw.7006', 417),
@@ -170,35 +176,65 @@ export const PROBLEMS = {
   serviceBusy: answer('e.ex.fw.9005'),
 } as const satisfies Record<string, ErrorAnswer>
 
-/** When a code is answered with a status of HTTP's own (PROBLEMS above names them). */
-const OWN_STATUS_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  '412 e.ex.fw.8002': 'If-Match names another version of the resource.',
-  '417 e.ex.fw.7006': 'An Expect header other than 100-continue (target Expect).',
-  '431 e.ex.fw.7006': 'The request line and headers are larger than the server reads.',
-  '416 e.ex.fw.7006':
-    'A Range no byte of the file satisfies (target Range; Content-Range gives its length).',
-  '408 e.ex.fw.7003': 'The request was not received within HEADERS_TIMEOUT or REQUEST_TIMEOUT.',
-}
-
 /**
  * Statuses answered to bytes Node could not take as a request, before any route is
  * known: they carry X-Track and no header of a route.
  */
 export const BEFORE_ROUTING_STATUSES: ReadonlySet<number> = new Set([408, 431])
 
-/** When this answer is given, for the OpenAPI document. */
-export function describeAnswer({ status, code }: ErrorAnswer): string {
-  return OWN_STATUS_DESCRIPTIONS[`${status} ${code}`] ?? ERROR_CATALOGUE[code].description
+/** A resource's own error code: its entry and its message in every language. */
+export interface ResourceErrorEntry extends CatalogueEntry {
+  readonly texts: Texts
 }
 
-/** Every status a code is answered with: the catalogue's, and any of HTTP's own. */
-export function statusesOf(code: ErrorCode): readonly number[] {
-  const own = Object.keys(OWN_STATUS_DESCRIPTIONS)
-    .filter((key) => key.endsWith(` ${code}`))
-    .map((key) => Number(key.split(' ', 1)[0]))
-  return [ERROR_CATALOGUE[code].status, ...own]
+/** A resource's codes as answers, keyed by code (each resource's api/errors.ts). */
+export function resourceAnswers<
+  const Table extends Readonly<Record<ErrorCode, ResourceErrorEntry>>,
+>(table: Table): { readonly [Code in keyof Table]: ErrorAnswer } {
+  const answers = Object.entries(table).map(([code, entry]) => [
+    code,
+    {
+      status: entry.status,
+      code: code as ErrorCode,
+      description: entry.description,
+      exampleArgs: entry.exampleArgs ?? [],
+      texts: entry.texts,
+    },
+  ])
+  return Object.fromEntries(answers) as { readonly [Code in keyof Table]: ErrorAnswer }
 }
 
-export function isErrorCode(code: string): code is ErrorCode {
-  return Object.hasOwn(ERROR_CATALOGUE, code)
+/** What a resource answers of its own, and which of its answers meet its domain errors. */
+export interface ResourceErrors {
+  /** Every code of the resource, as answers. */
+  readonly answers: Readonly<Record<ErrorCode, ErrorAnswer>>
+  /** The answer to ResourceNotFoundError of this resource (its 404). */
+  readonly notFound: ErrorAnswer
+  /** The answer to each business rule its domain enforces (BusinessRuleError), by rule. */
+  readonly rules: Readonly<Record<string, ErrorAnswer>>
+}
+
+/** Every answer of the service's own catalogue: each code with its status, then HTTP's own. */
+export const SERVICE_ANSWERS: readonly ErrorAnswer[] = [
+  ...(Object.keys(ERROR_CATALOGUE) as ServiceCode[]).map((code) => answer(code)),
+  ...Object.values(PROBLEMS).filter(({ code, status }) => ERROR_CATALOGUE[code].status !== status),
+]
+
+/**
+ * Every answer the service can give: its own and each resource's, by code (a code answered
+ * with a status of HTTP's own has several). A code two resources claim is refused.
+ */
+export function catalogueOf(
+  resources: readonly { readonly name: string; readonly errors: ResourceErrors }[],
+): ReadonlyMap<ErrorCode, readonly ErrorAnswer[]> {
+  const byCode = new Map<ErrorCode, ErrorAnswer[]>()
+  for (const answer of SERVICE_ANSWERS)
+    byCode.set(answer.code, [...(byCode.get(answer.code) ?? []), answer])
+  for (const { name, errors } of resources) {
+    for (const answer of Object.values(errors.answers)) {
+      if (byCode.has(answer.code)) throw new Error(`${name} claims ${answer.code}, which is taken`)
+      byCode.set(answer.code, [answer])
+    }
+  }
+  return byCode
 }

@@ -1,19 +1,12 @@
 import { type TSchema, Type } from 'typebox'
-import { message } from '../messages/index.js'
+import { fill } from '../messages/index.js'
 import type { ApiErrorBody } from './api-error.js'
-import {
-  answer,
-  describeAnswer,
-  ERROR_CATALOGUE,
-  type ErrorAnswer,
-  type ErrorCode,
-  PROBLEMS,
-} from './catalogue.js'
+import { type ErrorAnswer, PROBLEMS } from './catalogue.js'
 
 /*
  * The error answers of each operation, for the OpenAPI document: each status lists its
- * codes, with one real example body per code (from the catalogue and the English
- * messages). The error handler sends these bodies itself: the schemas serialize nothing.
+ * codes, with one real example body per code (from the answer's example arguments and
+ * English text). The error handler sends these bodies itself: the schemas serialize nothing.
  */
 
 /**
@@ -65,8 +58,6 @@ const IDEMPOTENCY_ERRORS: readonly ErrorAnswer[] = [
   PROBLEMS.idempotencyKeyInFlight,
 ]
 
-type AnswerOrCode = ErrorAnswer | ErrorCode
-
 /** An error answer of the document: a $ref to ApiError with its codes' examples. */
 interface ErrorResponse extends TSchema {
   readonly description: string
@@ -74,12 +65,14 @@ interface ErrorResponse extends TSchema {
   readonly headers?: Readonly<Record<string, object>>
 }
 
-/** The English body of a code, with the catalogue's example arguments. */
-function exampleError(code: ErrorCode): ApiErrorBody {
-  const args = (ERROR_CATALOGUE[code] as { exampleArgs?: readonly string[] }).exampleArgs ?? []
-  const indexed = Object.fromEntries(args.map((arg, index) => [index, arg]))
-  return { code, message: message('en', code, indexed) }
+/** The English body of an answer, with its example arguments. */
+function exampleError({ code, texts, exampleArgs }: ErrorAnswer): ApiErrorBody {
+  const indexed = Object.fromEntries(exampleArgs.map((arg, index) => [index, arg]))
+  return { code, message: fill(texts.en, indexed) }
 }
+
+/** One code of an answer, as the description of its status lists it. */
+const described = ({ code, description }: ErrorAnswer) => `${code}: ${description}`
 
 const headersNamed = (names: readonly string[]) =>
   Object.fromEntries(names.map((name) => [name, {}]))
@@ -92,29 +85,32 @@ const STATUS_HEADERS: Readonly<Record<number, readonly string[]>> = {
   503: ['Retry-After'],
 }
 
-function errorResponse(status: number, codes: readonly ErrorCode[]): ErrorResponse {
+function errorResponse(status: number, answers: readonly ErrorAnswer[]): ErrorResponse {
   const headers = STATUS_HEADERS[status]
   return {
     ...Type.Ref('ApiError'),
-    description: codes.map((code) => `${code}: ${describeAnswer({ status, code })}`).join(' '),
+    description: answers.map(described).join(' '),
     'x-examples': Object.fromEntries(
-      codes.map((code) => [code, { summary: code, value: exampleError(code) }]),
+      answers.map((answer) => [answer.code, { summary: answer.code, value: exampleError(answer) }]),
     ),
     ...(headers && { headers: headersNamed(headers) }),
   }
 }
 
-/** Each status of the answers with its codes, each code once. */
-function responsesFor(answers: readonly AnswerOrCode[]): Record<number, ErrorResponse> {
-  const byStatus = new Map<number, ErrorCode[]>()
-  for (const item of answers) {
-    const { status, code } = typeof item === 'string' ? answer(item) : item
-    const codes = byStatus.get(status) ?? []
-    if (!codes.includes(code)) codes.push(code)
-    byStatus.set(status, codes)
+/** Each status of the answers with its answers, each code once. */
+function byStatus(answers: readonly ErrorAnswer[]): Map<number, ErrorAnswer[]> {
+  const grouped = new Map<number, ErrorAnswer[]>()
+  for (const answer of answers) {
+    const group = grouped.get(answer.status) ?? []
+    if (!group.some(({ code }) => code === answer.code)) group.push(answer)
+    grouped.set(answer.status, group)
   }
+  return grouped
+}
+
+function responsesFor(answers: readonly ErrorAnswer[]): Record<number, ErrorResponse> {
   return Object.fromEntries(
-    [...byStatus].map(([status, codes]) => [status, errorResponse(status, codes)]),
+    [...byStatus(answers)].map(([status, group]) => [status, errorResponse(status, group)]),
   )
 }
 
@@ -123,7 +119,7 @@ function responsesFor(answers: readonly AnswerOrCode[]): Record<number, ErrorRes
  * answered (400 without Host, 417, 406, 500) and a database failure are added.
  */
 export function errorResponses(
-  ...answers: readonly (AnswerOrCode | readonly AnswerOrCode[])[]
+  ...answers: readonly (ErrorAnswer | readonly ErrorAnswer[])[]
 ): Record<number, TSchema> {
   return responsesFor([...answers.flat(), ...JSON_REQUEST, PROBLEMS.dataAccessFailure])
 }
@@ -170,14 +166,29 @@ export function withPolicyAnswers(
   responses: Readonly<Record<string, TSchema>>,
   policy: PolicyAnswers,
 ): Record<string, TSchema> {
-  const added = responsesFor(policyAnswers(policy))
   const merged: Record<string, TSchema> = { ...responses }
-  for (const [status, response] of Object.entries(added)) {
-    const own = merged[status] as Partial<ErrorResponse> | undefined
-    const ownCodes = Object.keys(own?.['x-examples'] ?? {}) as ErrorCode[]
-    if (own !== undefined && ownCodes.length === 0) continue
-    const codes = [...ownCodes, ...Object.keys(response['x-examples'])] as ErrorCode[]
-    merged[status] = errorResponse(Number(status), [...new Set(codes)])
+  for (const [status, added] of byStatus(policyAnswers(policy))) {
+    const own = merged[status] as ErrorResponse | undefined
+    if (own === undefined) {
+      merged[status] = errorResponse(status, added)
+      continue
+    }
+    // A status the route answers without an ApiError (a 204) keeps its own answer.
+    if (own['x-examples'] === undefined) continue
+    const fresh = added.filter(({ code }) => !Object.hasOwn(own['x-examples'], code))
+    merged[status] = {
+      ...own,
+      description: [own.description, ...fresh.map(described)].join(' '),
+      'x-examples': {
+        ...own['x-examples'],
+        ...Object.fromEntries(
+          fresh.map((answer) => [
+            answer.code,
+            { summary: answer.code, value: exampleError(answer) },
+          ]),
+        ),
+      },
+    }
   }
   return merged
 }

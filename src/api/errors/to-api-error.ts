@@ -1,9 +1,8 @@
 import type { FastifyError } from 'fastify'
-import { type Locale, message } from '../messages/index.js'
+import { fill, type Locale, message } from '../messages/index.js'
 import type { ApiErrorBody } from './api-error.js'
 import { ApiProblem } from './api-problem.js'
 import { type ErrorAnswer, PROBLEMS } from './catalogue.js'
-import { domainProblem } from './domain-errors.js'
 
 /**
  * Fastify's refusals of a request, by their code: each names its cause. Any other error
@@ -49,7 +48,7 @@ function render(problem: ApiProblem, locale: Locale): Rendered {
     headers: problem.headers,
     body: {
       code: problem.code,
-      message: message(locale, problem.code, indexed(problem.args)),
+      message: fill(problem.texts[locale], indexed(problem.args)),
       ...(problem.target !== undefined && { target: problem.target }),
       ...(details.length > 0 && { details }),
     },
@@ -59,14 +58,16 @@ function render(problem: ApiProblem, locale: Locale): Rendered {
 const knownBy = (table: Readonly<Record<string, ErrorAnswer>>, code: unknown) =>
   typeof code === 'string' && Object.hasOwn(table, code) ? table[code] : undefined
 
-/** Any thrown value -> status, headers and ApiError body. The only such mapping. */
+/**
+ * Any thrown value -> status, headers and ApiError body, the only such mapping: an
+ * ApiProblem as it says (a domain error has been made one by domain-errors.ts), Fastify's
+ * refusals by their code, anything else 500.
+ */
 export function toApiError(error: unknown, locale: Locale): Rendered {
   if (error instanceof ApiProblem) return render(error, locale)
-  const problem =
-    domainProblem(error) ??
-    new ApiProblem(
-      knownBy(FASTIFY_ANSWERS, (error as Partial<FastifyError>).code) ?? PROBLEMS.systemError,
-    )
+  const problem = new ApiProblem(
+    knownBy(FASTIFY_ANSWERS, (error as Partial<FastifyError>).code) ?? PROBLEMS.systemError,
+  )
   return render(problem, locale)
 }
 

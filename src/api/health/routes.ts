@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger } from 'fastify'
 import { Type } from 'typebox'
-import { described } from '../common/response-schemas.js'
 import { probeErrorResponses } from '../errors/documented-answers.js'
+import { described } from '../schemas/responses.js'
 
 /** The log line of a degradable part that does not answer. */
 const DEGRADED_MESSAGES = {

@@ -5,8 +5,6 @@
  */
 export const en = {
   'e.ex.fw.5001': 'Resource not found.',
-  'e.ex.mm.5001': 'Specified member not found. member id : {0}',
-  'e.ex.td.5001': 'Specified todo not found. todo id : {0}',
   'e.ex.fw.6001': 'Request method not supported.',
   'e.ex.fw.6002': 'Specified representation format not supported.',
   'e.ex.fw.6003': 'Specified media type in the request body not supported.',
@@ -22,8 +20,6 @@ export const en = {
   'e.ex.fw.7007': 'Request body too large.',
   'e.ex.fw.7008': 'Idempotency key was used for a different request.',
   'e.ex.fw.8001': 'Business error occurred.',
-  'e.ex.mm.8001': 'Cannot use specified sign id. sign id : {0}',
-  'e.ex.td.8001': 'Specified todo is already finished. todo id : {0}',
   'e.ex.fw.8002': 'Conflict with other processing occurred.',
   'e.ex.fw.8003': 'A request with the same idempotency key is being processed.',
   'e.ex.fw.9001': 'System error occurred.',

@@ -21,8 +21,13 @@ export function resolveLocale(acceptLanguage: string | undefined): Locale {
 export type MessageArgs = Readonly<Record<string, string | number>>
 
 /** Fills `{name}` placeholders; an unknown placeholder is left as written. */
-export function message(locale: Locale, key: MessageKey, args: MessageArgs = {}): string {
-  return CATALOGUES[locale][key].replace(/\{(\w+)\}/g, (whole, name: string) =>
+export function fill(template: string, args: MessageArgs = {}): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
     Object.hasOwn(args, name) ? String(args[name]) : whole,
   )
+}
+
+/** The service's own message `key` in `locale` (each resource's are in its api/errors.ts). */
+export function message(locale: Locale, key: MessageKey, args: MessageArgs = {}): string {
+  return fill(CATALOGUES[locale][key], args)
 }

@@ -3,8 +3,6 @@ import type { Catalogue } from './en.js'
 /** Japanese messages; the type makes a missing key a compile error. */
 export const ja: Catalogue = {
   'e.ex.fw.5001': 'リソースが見つかりません。',
-  'e.ex.mm.5001': '指定された会員が見つかりません。会員ID : {0}',
-  'e.ex.td.5001': '指定されたTodoが見つかりません。Todo ID : {0}',
   'e.ex.fw.6001': 'サポートされていないリクエストメソッドです。',
   'e.ex.fw.6002': '指定された表現形式はサポートされていません。',
   'e.ex.fw.6003': 'リクエストボディのメディアタイプはサポートされていません。',
@@ -20,8 +18,6 @@ export const ja: Catalogue = {
   'e.ex.fw.7007': 'リクエストボディが大きすぎます。',
   'e.ex.fw.7008': 'この冪等キーは別のリクエストで使用されています。',
   'e.ex.fw.8001': '業務エラーが発生しました。',
-  'e.ex.mm.8001': '指定されたサインIDは使用できません。サインID : {0}',
-  'e.ex.td.8001': '指定されたTodoは既に完了しています。Todo ID : {0}',
   'e.ex.fw.8002': '他の処理と競合しました。',
   'e.ex.fw.8003': '同じ冪等キーのリクエストを処理中です。',
   'e.ex.fw.9001': 'システムエラーが発生しました。',

@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify'
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 import type { MeasuredAdmission } from '../../domain/common/admission.js'
 import { plainErrorResponses } from '../errors/documented-answers.js'
-import { JSON_CONTENT_TYPE } from '../http/media-types.js'
 import { message } from '../messages/index.js'
+import { JSON_CONTENT_TYPE } from '../request/media-types.js'
 import type { RequestMetrics } from './request-metrics.js'
 
 export interface MetricsOptions {

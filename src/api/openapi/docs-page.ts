@@ -3,7 +3,7 @@ import module from 'node:module'
 import { dirname, join } from 'node:path'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
-import { answerStaticFileRefusals } from '../http/static-files.js'
+import { answerStaticFileRefusals } from '../web/static-file-refusals.js'
 
 export const DOCS_PATH = '/api/docs'
 

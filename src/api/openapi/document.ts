@@ -1,19 +1,21 @@
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
-import type { PageFormat } from '../../config/settings.js'
+import type { TSchema } from 'typebox'
 import { ApiErrorSchema } from '../errors/api-error.js'
 import { HealthSchema } from '../health/routes.js'
-import { JSON_CONTENT_TYPE } from '../http/media-types.js'
-import { SCOPES } from '../http/route-policy.js'
-import { memberComponents } from '../member/schemas.js'
-import { todoComponents } from '../todo/schemas.js'
+import { JSON_CONTENT_TYPE } from '../request/media-types.js'
 import { operationDocumenter } from './operation.js'
 import { publishComponents } from './published-schema.js'
 
 export const OPENAPI_PATH = '/api/v1/openapi.json'
 
-const DESCRIPTION = [
-  'JSON resources under /api/v1: Todos and Members.',
+/** `Todos and Members`, from the resources' tags. */
+function resourceNames(tags: readonly { readonly name: string }[]): string {
+  const names = tags.map(({ name }) => `${name.charAt(0).toUpperCase()}${name.slice(1)}`)
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`
+}
+
+const CONVENTIONS = [
   'Every response carries X-Track (the request id); every failure answers an ApiError body',
   'with `Content-Type: application/json;charset=UTF-8`, and its message follows',
   'Accept-Language (en, ja). A path that exists answers 405 e.ex.fw.6001 with Allow for a',
@@ -28,15 +30,35 @@ const AUTHENTICATED = [
 ].join(' ')
 
 /** The bearer scheme, with the scopes operations name. */
-const BEARER_SCHEME = {
-  type: 'http' as const,
-  scheme: 'bearer',
-  bearerFormat: 'JWT',
-  description: `A JWT from the OpenID Connect provider (AUTH_ISSUER, AUTH_AUDIENCE). Scopes: ${Object.entries(
-    SCOPES,
-  )
-    .map(([scope, meaning]) => `${scope}: ${meaning}`)
-    .join(' ')}`,
+function bearerScheme(scopes: Readonly<Record<string, string>>) {
+  const granted = Object.entries(scopes).map(([scope, meaning]) => `${scope}: ${meaning}`)
+  return {
+    type: 'http' as const,
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: `A JWT from the OpenID Connect provider (AUTH_ISSUER, AUTH_AUDIENCE). Scopes: ${granted.join(' ')}`,
+  }
+}
+
+/** What one resource puts in the document (resources/resource.ts). */
+export interface DescribedResource {
+  readonly tag: { readonly name: string; readonly description: string }
+  readonly scopes: Readonly<Record<string, string>>
+  /** The schemas named as components. */
+  readonly schemas: readonly TSchema[]
+}
+
+export interface ApiDescription {
+  readonly version: string
+  readonly authenticated: boolean
+  readonly rateLimited: boolean
+  readonly resources: readonly DescribedResource[]
+}
+
+/** The operators' tag: health checks and metrics. */
+const OPERATIONS_TAG = {
+  name: 'operations',
+  description: 'Health checks and metrics for operators.',
 }
 
 /**
@@ -47,12 +69,12 @@ const BEARER_SCHEME = {
  */
 export async function describeApi(
   app: FastifyInstance,
-  version: string,
-  pageFormat: PageFormat,
-  { authenticated, rateLimited }: { authenticated: boolean; rateLimited: boolean },
+  { version, authenticated, rateLimited, resources }: ApiDescription,
 ): Promise<void> {
   app.addSchema(ApiErrorSchema)
-  const roots = [...todoComponents(), ...memberComponents(pageFormat), HealthSchema]
+  const roots = [...resources.flatMap((resource) => resource.schemas), HealthSchema]
+  const tags = [...resources.map((resource) => resource.tag), OPERATIONS_TAG]
+  const scopes = Object.assign({}, ...resources.map((resource) => resource.scopes))
   for (const [name, schema] of publishComponents(roots)) {
     app.addSchema({ ...(schema as object), $id: name })
   }
@@ -62,7 +84,7 @@ export async function describeApi(
       info: {
         title: 'Todo and Member API',
         version,
-        description: `${DESCRIPTION} ${authenticated ? AUTHENTICATED : OPEN}`,
+        description: `JSON resources under /api/v1: ${resourceNames(resources.map(({ tag }) => tag))}. ${CONVENTIONS} ${authenticated ? AUTHENTICATED : OPEN}`,
         // Not published under an open licence (package.json: private); SPDX's form for that.
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         contact: { name: 'Todo and Member API maintainers' },
@@ -70,15 +92,17 @@ export async function describeApi(
       // Relative: the document describes the server it is read from, whatever its host.
       servers: [{ url: '/', description: 'The server this document was read from.' }],
       security: [],
-      ...(authenticated && { components: { securitySchemes: { bearer: BEARER_SCHEME } } }),
-      tags: [
-        { name: 'todos', description: 'Tasks with a title and a finished flag.' },
-        { name: 'members', description: 'People with a credential; paged search.' },
-        { name: 'operations', description: 'Health checks and metrics for operators.' },
-      ],
+      ...(authenticated && {
+        components: { securitySchemes: { bearer: bearerScheme(scopes) } },
+      }),
+      tags,
     },
     exposeHeadRoutes: true,
-    transform: operationDocumenter({ authenticated, rateLimited }) as never,
+    transform: operationDocumenter({
+      authenticated,
+      rateLimited,
+      tags: new Set(tags.map(({ name }) => name)),
+    }) as never,
     transformObject: (document) =>
       withRequiredHeaders(
         'openapiObject' in document ? document.openapiObject : document.swaggerObject,

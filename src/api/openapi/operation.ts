@@ -1,13 +1,13 @@
 import type { RouteOptions } from 'fastify'
+import { BEFORE_ROUTING_STATUSES } from '../errors/catalogue.js'
+import { withPolicyAnswers } from '../errors/documented-answers.js'
+import type { Scope } from '../routes/route-policy.js'
 import {
   type HeaderDoc,
   REQUEST_HEADERS,
   RESPONSE_HEADERS,
   type ResponseHeaderName,
-} from '../common/documented-headers.js'
-import { BEFORE_ROUTING_STATUSES } from '../errors/catalogue.js'
-import { withPolicyAnswers } from '../errors/documented-answers.js'
-import type { Scope } from '../http/route-policy.js'
+} from '../schemas/documented-headers.js'
 import { publishSchema } from './published-schema.js'
 import { withValidationExamples } from './validation-examples.js'
 
@@ -30,6 +30,7 @@ type Schema = Record<string, unknown>
 
 interface RouteSchema extends Schema {
   readonly operationId?: string
+  readonly tags?: readonly string[]
   readonly summary?: string
   readonly hide?: boolean
   readonly response?: Record<string, Schema>
@@ -114,11 +115,18 @@ function documentResponse(route: RouteOptions, status: number, response: Schema)
 export function operationDocumenter({
   authenticated,
   rateLimited,
+  tags,
 }: {
   authenticated: boolean
   rateLimited: boolean
+  /** The document's tags: a route naming another is a resource left out of the list. */
+  tags: ReadonlySet<string>
 }) {
   return (input: { schema: RouteSchema | undefined; url: string; route: RouteOptions }) => {
+    for (const tag of input.schema?.tags ?? []) {
+      if (!tags.has(tag))
+        throw new Error(`${input.url} names the tag ${tag}, which no resource declares`)
+    }
     const declared = input.route.config?.scope
     const scope = authenticated && declared !== 'public' ? declared : undefined
     const limited = rateLimited && input.url.startsWith('/api/v1/')

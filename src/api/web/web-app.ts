@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance } from 'fastify'
-import { answerStaticFileRefusals } from '../http/static-files.js'
+import { answerStaticFileRefusals } from './static-file-refusals.js'
 
 /**
  * The web app's page loads only its own files (no CDN, no inline script or style) and

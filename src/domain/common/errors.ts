@@ -10,30 +10,23 @@ export abstract class DomainError extends Error {
   }
 }
 
-/** The resources a request can address by id. */
-export type Resource = 'todo' | 'member'
-
-/** The addressed resource does not exist. */
+/** The addressed resource does not exist; `resource` is its module's name (`todo`). */
 export class ResourceNotFoundError extends DomainError {
   constructor(
-    readonly resource: Resource,
+    readonly resource: string,
     readonly id: string,
   ) {
     super(`no ${resource} ${id}`)
   }
 }
 
-/** The business rules an operation can break. */
-export type BusinessRule =
-  /** A finished Todo cannot be finished again. */
-  | 'todo-already-finished'
-  /** Two members cannot share a sign id. */
-  | 'sign-id-in-use'
-
-/** A business rule forbids the operation; `subject` names what it is about (an id, a sign id). */
+/**
+ * A business rule forbids the operation: `rule` is one its resource's domain names
+ * (`todo-already-finished`), `subject` what it is about (an id, a sign id).
+ */
 export class BusinessRuleError extends DomainError {
   constructor(
-    readonly rule: BusinessRule,
+    readonly rule: string,
     readonly subject: string,
   ) {
     super(`${rule}: ${subject}`)

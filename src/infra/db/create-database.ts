@@ -8,7 +8,7 @@ import {
   queryLog,
   type StatementLayer,
 } from './instrumentation.js'
-import { migrateToLatest } from './migrate.js'
+import { type Migrations, migrateToLatest } from './migrate.js'
 import { openPostgres } from './postgres/postgres.js'
 import { POSTGRES } from './postgres/postgres-traits.js'
 import { ReplicaFirstDialect } from './postgres/replica-reads.js'
@@ -72,6 +72,8 @@ export interface ReadsOptions {
 }
 
 export interface DatabaseOptions extends DatabaseEvents {
+  /** The schema versions to bring the database to (resources/index.ts, MIGRATIONS). */
+  migrations: Migrations
   /** Every statement as an OpenTelemetry span (traced-statements.ts). */
   traced?: boolean
   /**
@@ -141,9 +143,10 @@ function statementLayers(
 /** Opens the configured database and brings its schema to the latest migration. */
 export async function createDatabase(
   config: DatabaseConfig,
-  options: DatabaseOptions = {},
+  options: DatabaseOptions,
 ): Promise<Database> {
   const {
+    migrations,
     timeoutMs = DEFAULT_TIMEOUT_MS,
     traced = false,
     reads = DEFAULT_READS,
@@ -175,7 +178,7 @@ export async function createDatabase(
     dialect: new InstrumentedDialect(opened.dialect, { statements, calls }),
   })
   try {
-    await migrateToLatest(db, engine)
+    await migrateToLatest(db, engine, migrations)
   } catch (error) {
     await db.destroy()
     throw error

@@ -1,24 +1,42 @@
 import { type Kysely, type Migration, Migrator, sql } from 'kysely'
+import { createIdempotencyKey } from '../idempotency/migrations/0003-create-idempotency-key.js'
 import type { EngineTraits } from './engine/traits.js'
-import { createTodo } from './migrations/0001-create-todo.js'
-import { createMember } from './migrations/0002-create-member.js'
-import { createIdempotencyKey } from './migrations/0003-create-idempotency-key.js'
-import { memberSearchIndexes } from './migrations/0004-member-search-indexes.js'
 import type { DatabaseSchema } from './schema.js'
 
-/** Every schema version in order. Names sort in application order; never rename or edit one. */
-function migrations(engine: EngineTraits): Record<string, Migration> {
-  return {
-    '0001-create-todo': createTodo(engine),
-    '0002-create-member': createMember(engine),
-    '0003-create-idempotency-key': createIdempotencyKey(engine),
-    '0004-member-search-indexes': memberSearchIndexes(),
-  }
+/** One schema version, built for the engine it runs on. */
+export type MigrationFactory = (engine: EngineTraits) => Migration
+
+/** Schema versions by name. Names sort in application order; never rename or edit one. */
+export type Migrations = Readonly<Record<string, MigrationFactory>>
+
+/** The tables of the service's own machinery (the Idempotency-Key outcomes). */
+const SERVICE_MIGRATIONS: Migrations = {
+  '0003-create-idempotency-key': createIdempotencyKey,
 }
 
-/** The names of every migration this release knows, in order (a restore checks a backup's against them). */
-export function migrationNames(engine: EngineTraits): string[] {
-  return Object.keys(migrations(engine))
+/**
+ * Every schema version: the service's own and each resource's, in name order. Two with
+ * one number are refused: a name's number is its place in the whole service's history.
+ */
+export function migrationsOf(
+  resources: readonly { readonly migrations: Migrations }[],
+): Migrations {
+  const all = [SERVICE_MIGRATIONS, ...resources.map((resource) => resource.migrations)].flatMap(
+    (migrations) => Object.entries(migrations),
+  )
+  const numbers = new Set<string>()
+  for (const [name] of all) {
+    const number = name.split('-', 1)[0] as string
+    if (numbers.has(number)) throw new Error(`Two migrations are numbered ${number}`)
+    numbers.add(number)
+  }
+  return Object.fromEntries(all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+}
+
+function built(migrations: Migrations, engine: EngineTraits): Record<string, Migration> {
+  return Object.fromEntries(
+    Object.entries(migrations).map(([name, factory]) => [name, factory(engine)]),
+  )
 }
 
 /**
@@ -29,6 +47,7 @@ export function migrationNames(engine: EngineTraits): string[] {
 export async function migrateToLatest(
   db: Kysely<DatabaseSchema>,
   engine: EngineTraits,
+  migrations: Migrations,
 ): Promise<void> {
   // Kysely looks for its own tables in every schema unless told which one is ours: a
   // second service (or test run) in another schema of the database would fool it.
@@ -39,7 +58,7 @@ export async function migrateToLatest(
       : undefined
   const migrator = new Migrator({
     db,
-    provider: { getMigrations: async () => migrations(engine) },
+    provider: { getMigrations: async () => built(migrations, engine) },
     ...(schema && { migrationTableSchema: schema }),
     // The lock's own transaction holds the migrations (sqlite.ts, postgres.ts).
     disableTransactions: true,

@@ -1,7 +1,7 @@
 import type { ColumnType } from 'kysely'
 
 /**
- * Table shapes as Kysely sees them. Time stamps are written as ISO strings on both
+ * Column types as Kysely sees them. Time stamps are written as ISO strings on both
  * databases; a column read as it is comes back as a Date (pg) or a string (SQLite), and
  * the resources' stamps are selected as text on both (EngineTraits.instant). Booleans read
  * back as boolean (pg) or 0/1 (SQLite). The repositories normalise both.
@@ -9,37 +9,6 @@ import type { ColumnType } from 'kysely'
 export type Timestamp = ColumnType<Date | string, string, string>
 /** Written only through the TRUE/FALSE literals (SQLite cannot bind a JS boolean). */
 export type StoredBoolean = ColumnType<boolean | number, never, boolean>
-
-export interface TodoTable {
-  todo_id: string
-  todo_title: string
-  finished: StoredBoolean
-  created_at: Timestamp
-}
-
-export interface MemberTable {
-  member_id: string
-  first_name: string
-  last_name: string
-  gender_code: string
-  /** yyyy-MM-dd on both databases. */
-  date_of_birth: string
-  email_address: string
-  telephone_number: string | null
-  zip_code: string | null
-  address: string | null
-  created_at: Timestamp
-  last_modified_at: Timestamp
-  version: number
-}
-
-export interface MemberCredentialTable {
-  member_id: string
-  sign_id: string
-  password_hash: string
-  password_last_changed_at: Timestamp
-  last_modified_at: Timestamp
-}
 
 export interface IdempotencyKeyTable {
   idempotency_key: string
@@ -52,11 +21,12 @@ export interface IdempotencyKeyTable {
   etag: string | null
 }
 
+/**
+ * Every table, as Kysely sees them: the service's own here, and each resource's added by
+ * its infra/ (`declare module` merges its tables into this interface).
+ */
 export interface DatabaseSchema {
   idempotency_key: IdempotencyKeyTable
-  todo: TodoTable
-  member: MemberTable
-  member_credential: MemberCredentialTable
 }
 
 /** A stored time stamp as the Date it is: pg reads a Date, SQLite the ISO text. */

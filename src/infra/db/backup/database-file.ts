@@ -2,8 +2,6 @@ import { closeSync, fsyncSync, openSync, renameSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type SqliteDatabase from 'better-sqlite3'
 import { DEFAULT_MIGRATION_TABLE } from 'kysely'
-import { migrationNames } from '../migrate.js'
-import { SQLITE } from '../sqlite/sqlite-traits.js'
 
 /**
  * What a SQLite backup and a restore share: the failure that names its file, the check
@@ -88,8 +86,9 @@ export function checkServiceDatabase(
   Sqlite: typeof SqliteDatabase,
   file: string,
   about: Concern,
+  /** The names of every migration this release knows. */
+  knownMigrations: readonly string[],
 ): CheckedDatabase {
-  const knownMigrations = migrationNames(SQLITE)
   const fault = (problem: BackupProblem, message: string) =>
     new BackupFileError(about.role, about.path, problem, message)
   return concerning(about.role, about.path, () => {

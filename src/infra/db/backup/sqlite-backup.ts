@@ -29,7 +29,11 @@ const BUSY_TIMEOUT_MS = 5000
  * in free pages of a backup; its file is ~7% smaller, and a file of its own in rollback
  * journal mode, with no `-wal` beside it. SQLite does not fsync it: renameDurably does.
  */
-export async function backUpSqlite(source: string, destination: string): Promise<DatabaseCopied> {
+export async function backUpSqlite(
+  source: string,
+  destination: string,
+  knownMigrations: readonly string[],
+): Promise<DatabaseCopied> {
   const started = performance.now()
   if (existsSync(destination)) {
     throw new BackupFileError('backup', destination, 'exists', 'the file exists already')
@@ -51,7 +55,12 @@ export async function backUpSqlite(source: string, destination: string): Promise
       }
     })
     // A fault in the copy is a fault of what it was copied from.
-    const checked = checkServiceDatabase(Sqlite, partial, { role: 'database', path: source })
+    const checked = checkServiceDatabase(
+      Sqlite,
+      partial,
+      { role: 'database', path: source },
+      knownMigrations,
+    )
     concerning('backup', destination, () => renameDurably(partial, destination))
     const bytes = statSync(destination).size
     return { ...checked, bytes, durationMs: performance.now() - started }

@@ -53,7 +53,11 @@ function refuseIfInUse(Sqlite: typeof SqliteDatabase, target: string): void {
  * Nothing of the old database changes before that rename. The service must not be
  * started until this has returned.
  */
-export async function restoreSqlite(backup: string, target: string): Promise<DatabaseCopied> {
+export async function restoreSqlite(
+  backup: string,
+  target: string,
+  knownMigrations: readonly string[],
+): Promise<DatabaseCopied> {
   const started = performance.now()
   const { size: bytes } = concerning('backup', backup, () => statSync(backup))
   const Sqlite = await loadSqliteDriver()
@@ -63,7 +67,7 @@ export async function restoreSqlite(backup: string, target: string): Promise<Dat
   concerning('backup', backup, () => copyFileSync(backup, copy, constants.COPYFILE_EXCL))
   try {
     const about = { role: 'backup', path: backup } as const
-    const checked = checkServiceDatabase(Sqlite, copy, about)
+    const checked = checkServiceDatabase(Sqlite, copy, about, knownMigrations)
     // Again, just before the swap: a service started meanwhile is still refused.
     refuseIfInUse(Sqlite, target)
     concerning('database', target, () => {

@@ -57,10 +57,9 @@ const load = (server: Running, path: string, seconds: number) =>
 /**
  * The rounds run in legs, one per target, and each leg starts the servers afresh in an
  * order rotated by one, so that every target spends as many rounds at every place in the
- * starting order. The place matters by itself: the same build started twice measured
- * 0.94 against its first copy, round after round (2026-11-27). The loads are started in
- * a rotated order every round too: whichever starts first would otherwise be favoured
- * (seen: 0.91 against 1.01 for one pair in the two orders).
+ * starting order. The place matters by itself: the same build started twice does not
+ * measure the same, round after round. The loads are started in a rotated order every
+ * round too: whichever starts first would otherwise be favoured.
  */
 const legs = all.length
 
@@ -95,7 +94,7 @@ for (let leg = 0; leg < legs; leg += 1) {
   }
   // A first, unmeasured round: every server's code compiled and its caches warm, and the
   // service done compiling its remaining schemas, which it does in the background after
-  // it starts listening (a 1 s warm-up left the first round at up to twice the others).
+  // it starts listening (a shorter warm-up leaves the first round above the others).
   await Promise.all(all.map((target, index) => load(servers[index] as Running, target.path, 3)))
   const started = order.map((index) => all[index]?.name).join(', ')
   for (let inLeg = 0; inLeg < roundsPerLeg; inLeg += 1) {
@@ -110,7 +109,7 @@ for (let leg = 0; leg < legs; leg += 1) {
 }
 /**
  * Each leg's median ratio, and their geometric mean: every server has started at every
- * place once, so the bias of a place (up to 8 % on a busy day) falls on each alike.
+ * place once, so the bias of a place falls on each alike.
  */
 function byLeg(ratios: readonly number[]): { legs: number[]; mean: number } {
   const medians = Array.from({ length: legs }, (_, leg) =>

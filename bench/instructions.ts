@@ -1,12 +1,12 @@
 /**
  * `npm run bench:instructions`: the instructions each server runs per answer, counted by
  * valgrind's callgrind. Where `bench:compare` measures CPU time, which on a shared machine
- * moves by 10 % and more from one minute to the next, an instruction count is the same
- * from run to run (within about 3 %) whatever else the machine does: a change worth 5 %
- * shows in one run. It counts neither the kernel's work nor cache misses, so a change
- * that moves memory rather than instructions (the young generation's size) still needs
- * `bench:compare`; and it counts what one core would run, since V8 runs single-threaded
- * here (its compiler and collector on the main thread, all of it counted).
+ * moves from one minute to the next, an instruction count hardly moves with whatever else
+ * the machine does, so a change of a few per cent shows in one run. It counts neither the
+ * kernel's work nor cache misses, so a change that moves memory rather than instructions
+ * (the young generation's size) still needs `bench:compare`; and it counts what one core
+ * would run, since V8 runs single-threaded here (its compiler and collector on the main
+ * thread, all of it counted).
  *
  *   npm run bench:instructions -- --path /api/v1/members/<id> base=dist-base/server.js new=dist/server.js
  *
@@ -18,14 +18,14 @@
  * `--settle`. Runs the targets one after another; about two minutes each. Needs valgrind
  * (Debian's package; `.ci/run` does not install it, as no test uses it).
  *
- * `--simulate` has callgrind simulate the caches and branch predictors too (slower: a
- * short run of the reference took 45 s against 32 s) and adds, per answer, the first-level instruction and data cache misses and
- * the mispredicted branches: what besides the instructions makes one answer's CPU time
- * longer than another's. It adds the misses of the last cache level too, which callgrind
- * sizes from what the machine reports: under this machine's hypervisor, 512 MB, so hardly
- * any miss (1 to 9 lines per answer). `--last-level 1048576,16,64` (bytes, ways, line
- * bytes) simulates a second level of that size instead, such as a core has of its own,
- * and counts what leaves it.
+ * `--simulate` has callgrind simulate the caches and branch predictors too (slower) and
+ * adds, per answer, the first-level instruction and data cache misses and the mispredicted
+ * branches: what besides the instructions makes one answer's CPU time longer than
+ * another's. It adds the misses of the last cache level too, which callgrind sizes from
+ * what the machine reports, and under a hypervisor that can be far larger than any cache
+ * of the processor, so that hardly anything misses it. `--last-level 1048576,16,64`
+ * (bytes, ways, line bytes) simulates a second level of that size instead, such as a
+ * core has of its own, and counts what leaves it.
  *
  * `--keep DIR` keeps each window's dump as DIR/<name>.<window>, for `callgrind_annotate`:
  * which functions of Node, V8's builtins and runtime, and the native libraries differ

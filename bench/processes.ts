@@ -57,9 +57,9 @@ function cpusOf(list: string): number[] {
 /**
  * Runs `measure` with the server `pid` alone on one CPU and this process (autocannon, the
  * load) on the others, then gives both back every CPU they had. Left to the scheduler,
- * the two could share a core at any moment, and the rounds of one server went from 0.74
- * to 1.47 of the reference in one run (docs/performance.md). Without `taskset`
- * or a second CPU, `measure` runs as it is.
+ * the two could share a core at any moment, and one server's rounds would then differ by
+ * more than any change the bench is meant to show. Without `taskset` or a second CPU,
+ * `measure` runs as it is.
  */
 export async function onItsOwnCpu<T>(pid: number, measure: () => Promise<T>): Promise<T> {
   const mine = affinityOf(process.pid)

@@ -6,10 +6,9 @@
  * by Vite) into dist/web, which that server serves at /. `--only=server` or `--only=web`
  * builds one of the two (the tests build the web app once for every suite).
  *
- * Why a bundle: resolving, reading and compiling some 400 separate files was most of the
- * service's cold start (about 600 ms against 150 ms for a bare Fastify server); one file
- * removes the resolution and file-system work. `tsc` still type-checks everything
- * (`npm run typecheck`); esbuild only strips the types.
+ * Why a bundle: resolving, reading and compiling hundreds of separate files was most of
+ * the service's cold start; one file removes the resolution and file-system work. `tsc`
+ * still type-checks everything (`npm run typecheck`); esbuild only strips the types.
  */
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -75,8 +74,8 @@ async function buildServer() {
     format: 'esm',
     target: 'node20',
     sourcemap: true,
-    // Stack traces need the mappings only; the sources themselves would be 4 MB more
-    // for Node to read and hold at every start.
+    // Stack traces need the mappings only; the sources themselves would be megabytes
+    // more for Node to read and hold at every start.
     sourcesContent: false,
     minifyWhitespace: true,
     minifySyntax: true,
@@ -94,10 +93,11 @@ async function buildServer() {
 /**
  * The bundle's map, cut down to the service's own sources. Node decodes a map whole the
  * first time a stack trace passes through its file (Node 20: the first logged error;
- * Node 24: at start) and keeps it: an entry per mapped position, 34 MB of heap for the
- * whole bundle, of which the service's own code is 8 %. A run of positions in a bundled
- * library becomes one unmapped position, so its frames name the bundle's line and
- * column (with their function's name) instead of the nearest source of ours.
+ * Node 24: at start) and keeps it: an entry per mapped position, most of them the
+ * bundled libraries' (docs/performance.md, "Source maps of the service's own code
+ * only"). A run of positions in a bundled library becomes one unmapped position, so its
+ * frames name the bundle's line and column (with their function's name) instead of the
+ * nearest source of ours.
  */
 function ownSourcesOnly(mapFile) {
   const map = JSON.parse(readFileSync(mapFile, 'utf8'))

@@ -6,16 +6,14 @@
  * inside the process: V8 sizes its heap before any code runs.
  *
  * --max-semi-space-size=4: V8's young generation (where each request's short-lived
- *   objects are made) grows to at most 4 MB a half instead of 16. Busy, the default grew
- *   it to some 32 MB that the process then kept: measured with 4 POSTs of a Member in
- *   flight, peak RSS +23 MB over a bare process hashing the same passwords, +7 MB with
- *   this (docs/performance.md). Measured again on 2026-11-29: 8 MB takes some 6 %
- *   less CPU per GET on PostgreSQL (1 % on SQLite), but the same POST load then peaked
- *   at +24 to +28 MB on SQLite (4 MB: +17 to +22), against a +30 MB target.
+ *   objects are made) grows to at most 4 MB a half instead of 16. Busy, the default grows
+ *   it and the process keeps what it grew, beside the work areas of the hashes in flight;
+ *   a larger young generation saves a little CPU per GET but takes the POST load's peak
+ *   memory too near its target (docs/performance.md, "Memory").
  * --max-old-space-size=256: by default V8 sizes the old generation from the machine's
  *   memory and lets garbage reach about four times what is alive before a full
- *   collection; with this ceiling, about twice. Peak RSS under hostile load about halved
- *   (docs/operations.md#memory-the-node-flags).
+ *   collection; with this ceiling, about twice, so peak RSS under hostile load stays far
+ *   lower (docs/operations.md#memory-the-node-flags).
  */
 export const NODE_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=256']
 
@@ -29,9 +27,8 @@ export const NODE_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=256'
  *   computed while the next two wait in the pool's queue, so a thread that finishes a hash
  *   starts the next at once, without waiting for the event loop to hand it over. With
  *   four threads and two hashes the cores rested between hashes; with four hashes on four
- *   threads, their 19 MiB work areas contended for the cache. With 4 POSTs of a Member in
- *   flight, against bare hashing: 0.91 of its rate before, 0.92 to 1.20 after on SQLite;
- *   0.86 before, 0.88 to 0.93 after on PostgreSQL (docs/performance.md).
+ *   threads, their 19 MiB work areas contended for the cache (docs/performance.md, "POST:
+ *   two hashing threads fed from the pool's queue").
  */
 export const NODE_ENVIRONMENT = { UV_THREADPOOL_SIZE: '2' }
 

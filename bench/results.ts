@@ -35,7 +35,7 @@ function figureOf(samples: readonly Sample[], figure: Figure): number {
 
 /**
  * Each round measures the reference and then ours, seconds apart, and this machine's
- * speed drifts by a quarter within minutes (docs/performance.md): a ratio (or a
+ * speed drifts within minutes (docs/performance.md): a ratio (or a
  * difference) is taken within each round, and a row gives their median. The ratio of
  * the two sides' medians could pair the reference's fast round with ours' slow one.
  */

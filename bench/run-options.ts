@@ -24,11 +24,11 @@ export const ROUNDS = Number(options.rounds)
 export const SECONDS = Number(options.seconds)
 /**
  * Requests each scenario sends to both of its targets, unmeasured, before the rounds.
- * V8 optimizes a function after enough calls, not enough seconds: at 20,000 GETs a
- * second a first round is warm within its first second, at 130 POSTs a second (each a
- * 19 MiB hash) it is not. The service's create measured 1.72 ms of event-loop CPU in its
- * first 10 s of POSTs and 1.31 ms after some 4,000; the bare hashing server has a few
- * lines to compile. Measured rounds compare the two as they run for hours, warm.
+ * V8 optimizes a function after enough calls, not enough seconds: a GET load is warm
+ * within its first second, a load of creates (each a 19 MiB hash) is not, and the
+ * service's create costs less event-loop CPU after some thousands of them, while the
+ * bare hashing server has a few lines to compile. Measured rounds compare the two as
+ * they run for hours, warm.
  */
 export const WARM_UP_REQUESTS = Number(options['warm-up'])
 export const CONNECTIONS = 10

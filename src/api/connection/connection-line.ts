@@ -9,7 +9,7 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void
  * not read from until the line shortens, so a flood of pipelined requests waits in the
  * client's socket buffers, not in this process's memory. Node parses a read whole,
  * though: the requests of the read that fills the line are parsed too, up to 64 KiB of
- * them, some 2 KB of objects each; those beyond this count are the policy's read-ahead.
+ * them, each made into objects; those beyond this count are the policy's read-ahead.
  */
 const MAX_WAITING = 16
 
@@ -89,9 +89,8 @@ export class ConnectionLine {
     this.#handle = handle
     this.#policy = policy
     // Node's parser resumes the socket after every request it parses, which undid the
-    // pause below at once: a client pipelining 3,000 requests had all of them parsed and
-    // held (about 1.7 KB each). While the line is full, it is paused again before the
-    // next read.
+    // pause below at once: a client pipelining thousands of requests had all of them
+    // parsed and held. While the line is full, it is paused again before the next read.
     socket.on('resume', () => {
       if (this.#waiting.length >= MAX_WAITING) socket.pause()
     })

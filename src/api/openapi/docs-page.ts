@@ -30,7 +30,7 @@ export const DOCS_CSP = [
  * Swagger UI's files, where the package is installed. The plugin finds them next to its
  * own code unless told; told, it can be part of the bundle, which saves loading it and
  * the packages it needs (yaml, @fastify/static, glob) from node_modules a second time at
- * every start (about 45 ms of the cold start, docs/performance.md).
+ * every start, which lengthened the cold start.
  */
 function swaggerUiFiles(): string {
   const installed = module

@@ -140,8 +140,8 @@ function withRequiredHeaders<T>(document: T): T {
 /**
  * GET /api/v1/openapi.json, inside the API's JSON context. The document never changes
  * while the server runs: it is written out once, and every answer sends those bytes,
- * instead of serializing 140 KB anew for each (a client fetching it in a loop made that
- * garbage, and memory, grow with its pace).
+ * instead of serializing the whole document anew for each (a client fetching it in a
+ * loop made that garbage, and memory, grow with its pace).
  */
 export function serveOpenApi(api: FastifyInstance): void {
   let bytes: Buffer | undefined

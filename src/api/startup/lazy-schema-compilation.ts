@@ -28,8 +28,8 @@ export class LazySchemaCompilation {
         return compiled
       }
       this.#pending.add(compile)
-      // One parameter, not `...args`: the spread call cost some 400 instructions per
-      // request (bench:instructions, docs/performance.md).
+      // One parameter, not `...args`: a rest-and-spread call on every request costs
+      // more than a call with one value (bench:instructions counts it).
       return ((input: Parameters<Function>[0]) => (compiled ?? compile())(input)) as Function
     }
   }

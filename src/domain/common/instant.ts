@@ -3,8 +3,7 @@
  * millisecond, `yyyy-MM-ddTHH:mm:ss.sssZ`. The resources' time stamps are read in this
  * form from both databases (SQLite stores it, PostgreSQL formats it in the select) and
  * the answers carry them in it, so they go from one to the other as text, without a Date
- * made and formatted back at every read (7.5 % of the instructions of a GET of a member
- * on SQLite, 4 % of its CPU on PostgreSQL, docs/performance.md). Texts of this one form
+ * made and formatted back at every read, work no answer needs. Texts of this one form
  * (years 0000 to 9999) order as their instants do.
  */
 export type Instant = string

@@ -63,7 +63,7 @@ export async function migrateToLatest(
     // The lock's own transaction holds the migrations (sqlite.ts, postgres.ts).
     disableTransactions: true,
     // Names start with their number (0001-…): plain order. Kysely's default compares by
-    // locale, and building ICU's collator costs every start about 10 ms.
+    // locale, and building ICU's collator is a cost every start would pay for nothing.
     nameComparator: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
   })
   const { error, results } = await migrator.migrateToLatest()

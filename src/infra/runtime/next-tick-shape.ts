@@ -10,8 +10,8 @@ let asked = false
  * an entry of Node's tick queue, an object literal whose hidden class V8 creates on first
  * use; when a full collection finds no entry alive, which a busy start (schemas compiled
  * by the hundred) all but guarantees, that class is collected, and the literal's site
- * never takes its fast path again: 190 ns a call instead of 35, measured in the running
- * service on Node 20 and 24 (docs/performance.md). Node's streams and HTTP call it some
+ * never takes its fast path again: every later call goes through V8's runtime
+ * (`node bench/next-tick-shape.mjs` shows it on the Node at hand). Node's streams and HTTP call it some
  * ten times per request. The entry of one call, held from the start, keeps the class
  * alive; `executionAsyncResource()` is the public way to reach it (inside a tick
  * callback, the current resource is the tick's entry). Call first thing, before any load.

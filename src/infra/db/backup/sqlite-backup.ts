@@ -16,17 +16,15 @@ const BUSY_TIMEOUT_MS = 5000
  * goes on writing to it: written beside `destination`, checked, then renamed into place.
  *
  * Why `VACUUM INTO` and not better-sqlite3's `backup()` (SQLite's online backup API),
- * measured on a 120 MB database (100,000 members, 200,000 todos) while the service took
- * 430 to 1,300 creates/s on a 2-core machine:
+ * tried on a large database while the service took a steady create load:
  * - `backup()` copies 100 pages per step and lets go of the database between steps; a
  *   write by another connection (the service is another process) restarts it from the
- *   first page. Under that load it had not finished after 20,000 steps.
+ *   first page. Under that load it did not finish.
  * - `backup()` made to copy every page in one step, and `VACUUM INTO`, each read one
  *   snapshot in one read transaction, which in WAL mode never holds up the service's
- *   writes: 0.5 to 1.6 s, and 0.6 to 1.1 s. Either copy holds exactly what was committed
- *   when its read began.
+ *   writes. Either copy holds exactly what was committed when its read began.
  * `VACUUM INTO` writes only the live rows, so the bytes of a deleted member do not live on
- * in free pages of a backup; its file is ~7% smaller, and a file of its own in rollback
+ * in free pages of a backup; its file is smaller, and a file of its own in rollback
  * journal mode, with no `-wal` beside it. SQLite does not fsync it: renameDurably does.
  */
 export async function backUpSqlite(

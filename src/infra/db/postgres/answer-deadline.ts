@@ -20,9 +20,9 @@ function withCallersStack(error: Error): never {
  * stopped answering; only the client can notice) is ended. That fails the statement, and
  * the pool replaces the connection.
  *
- * pg's `query_timeout` does the same with a timer per statement, and under load the young
- * collections then moved some twenty times more of each request into the old generation
- * (docs/performance.md). Here one sweep, running while any statement waits, reads when
+ * pg's `query_timeout` does the same with a timer per statement, whose callback keeps the
+ * statement's scope, and so each request's objects, alive into the old generation under
+ * load (docs/performance.md). Here one sweep, running while any statement waits, reads when
  * each connection's statement was sent. A cursor (pg's own query object) is left to its
  * own pace: the service reads none.
  */

@@ -13,7 +13,7 @@ import type { ReaderReply, ReaderRequest, ReaderSettings } from './reader-worker
 
 /**
  * SQLite answers synchronously, so a long read on the main connection stops the event
- * loop, and every other request with it (a broad search took 13 s of it under load).
+ * loop, and every other request with it.
  * Long reads (member search, the todo list) run here instead: on reader threads, each
  * with a read-only connection of its own, in parallel with the main connection.
  *

@@ -10,8 +10,8 @@ import type SqliteDatabase from 'better-sqlite3'
  *
  * Version 13 is held at 13.0.3 (SQLite 3.53.4): from 13.1.1 on it bundles SQLite 3.54.1,
  * which prepares a statement reading two tables again each time a parameter is bound.
- * The member lookup by id (a join) took 67 µs instead of 7 on Node 24 (docs/performance.md,
- * "SQLite 3.54 prepares a join again").
+ * Every member lookup by id (a join) would pay a parse (docs/performance.md, "SQLite 3.54
+ * prepares a join again").
  */
 export async function loadSqliteDriver(): Promise<typeof SqliteDatabase> {
   const module =

@@ -109,7 +109,7 @@ export class MemberService<Scope extends MemberScope = MemberScope> {
    * e-mail address in lower case; the password is kept only as its hash. `alongside`
    * runs in the insert's transaction (both are stored or neither); without it the
    * insert is the repository's own. The password is hashed before any transaction
-   * begins: held through 20-40 ms of argon2id, SQLite's one connection would stall
+   * begins: held through an argon2id hash, SQLite's one connection would stall
    * every other request.
    */
   async create(input: NewMember, alongside?: Alongside<Member, Scope>): Promise<Member> {

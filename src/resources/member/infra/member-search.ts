@@ -15,11 +15,11 @@ import { type PrefixRange, prefixRange } from './prefix-range.js'
  *    reversed order (every direction flipped, the tie-break too) and turned around, so
  *    the last page costs what the first does, and no page lies deeper than the middle.
  * 3. Narrow searches (at most `gatherLimit` matches): gather every match through the
- *    name ranges and sort them. Sorting costs about 1.5 µs per match on either database,
- *    far too much for 200,000 matches, cheap for a few thousand.
+ *    name ranges and sort them. Sorting costs per match on either database: cheap for a
+ *    few thousand, far too much for hundreds of thousands.
  * 4. Broad searches: walk the index of the first sort key (0004-member-search-indexes.ts)
- *    in order, keeping the members whose names match; an index entry costs about a tenth
- *    of a sorted match, and a page is at most half an index away.
+ *    in order, keeping the members whose names match; an index entry costs far less than
+ *    a sorted match, and a page is at most half an index away.
  *    - One sort key (ties broken by member_id in the same direction): the walk is the
  *      page.
  *    - Otherwise the first key's groups of equal values need the other keys: the walk

@@ -18,71 +18,77 @@ import { applyJsonContext } from './request/json-context.js'
 import { ignoreBodies } from './request/request-body.js'
 import { checkRequestHead } from './request/request-head.js'
 import { decodableTarget } from './request/request-target.js'
-import { requireDeclaredScopes } from './routes/route-policy.js'
+import { requireDeclaredScopes } from './route-policy/route-policy.js'
 import { requireBearerTokens } from './security/authentication.js'
 import { allowBrowserOrigins } from './security/cors.js'
 import { limitRequestRates, type RateLimitStore } from './security/rate-limit.js'
 
 /*
  * The request pipeline, in the order a request meets it. Each stage lives in the file
- * named; this file is the one place that puts them in order.
+ * named (paths under src/api/); this file is the one place that puts them in order.
  *
  * Every request
- *  0. tracing        http/tracing.ts (when OTEL_EXPORTER_OTLP_ENDPOINT is set): the request's
- *                    SERVER span, continuing a W3C traceparent; trace_id on its log lines.
- *  1. connection     http/http-server.ts, http/connection-line.ts, connection-lines.ts:
- *                    the requests of one connection run one at a time and are answered
- *                    in order; none runs after an answer that closes the connection. The
- *                    next one runs once the socket has taken the answer before it, on a
- *                    later turn of the event loop than other connections' requests. A
- *                    client that takes no byte of an answer for SEND_TIMEOUT is
- *                    disconnected. When the service stops, requests waiting in line are
- *                    not run. Bytes Node cannot parse are answered as an ApiError after
- *                    the requests before them (error-handler.ts). CONNECT, a missing Host
- *                    and an unknown Expect are let in, to be answered below.
- *  2. target         http/request-target.ts: a path that is no UTF-8 text made routable.
+ *  0. tracing        observability/tracing.ts (when OTEL_EXPORTER_OTLP_ENDPOINT is set):
+ *                    the request's SERVER span, continuing a W3C traceparent; trace_id on
+ *                    its log lines.
+ *  1. connection     connection/http-server.ts, connection/connection-line.ts,
+ *                    connection/connection-lines.ts: the requests of one connection run
+ *                    one at a time and are answered in order; none runs after an answer
+ *                    that closes the connection. The next one runs once the socket has
+ *                    taken the answer before it, on a later turn of the event loop than
+ *                    other connections' requests. A client that takes no byte of an
+ *                    answer for SEND_TIMEOUT is disconnected. When the service stops,
+ *                    requests waiting in line are not run. Bytes Node cannot parse are
+ *                    answered as an ApiError after the requests before them
+ *                    (reply/send-api-error.ts, `answerBrokenRequest`). CONNECT, a missing
+ *                    Host and an unknown Expect are let in, to be answered below.
+ *  2. target         request/request-target.ts: a path that is no UTF-8 text made routable.
  *  3. onRequest      one hook, `everyRequest` below, in this order:
- *                    http/common-headers.ts: X-Track (chosen in http/track-id.ts),
+ *                    reply/common-headers.ts: X-Track (chosen in observability/track-id.ts),
  *                    X-Content-Type-Options, the route's Cache-Control: no-store, and
  *                    Connection: close after HTTP/1.0 with Transfer-Encoding.
- *                    http/draining.ts: while a stop drains, Connection: close.
- *                    http/request-head.ts: Host (400), Expect (417).
- *                    http/allowed-methods.ts: an empty id is 404.
- *                    Then http/cors.ts: browser preflights, when CORS_ORIGINS is set.
- *                    preParsing, http/allowed-methods.ts: a path no route serves is
+ *                    connection/draining.ts: while a stop drains, Connection: close.
+ *                    request/request-head.ts: Host (400), Expect (417).
+ *                    request/allowed-methods.ts: an empty id is 404.
+ *                    Then security/cors.ts: browser preflights, when CORS_ORIGINS is set.
+ *                    preParsing, request/allowed-methods.ts: a path no route serves is
  *                    404, a known one with another method 405 with Allow, whatever the
- *                    method token (request lines Node refuses: error-handler.ts).
+ *                    method token (request lines Node refuses: stage 1).
  * In the JSON contexts (/api/v1, /health)
- *  4. onRequest      http/json-context.ts: the exact JSON Content-Type; no JSON in
+ *  4. onRequest      request/json-context.ts: the exact JSON Content-Type; no JSON in
  *                    Accept is 406.
- *                    http/authentication.ts (/api/v1, when AUTH_* is set): a bearer
+ *                    security/authentication.ts (/api/v1, when AUTH_* is set): a bearer
  *                    token with the scope the route declares (401, 403; 503 without
  *                    the keys).
- *                    http/rate-limit.ts (/api/v1, when RATE_LIMIT is set): requests per
- *                    client, the token's subject or the address (429).
- *  5. preParsing     http/request-body.ts, on routes that read a body: a charset or
+ *                    security/rate-limit.ts (/api/v1, when RATE_LIMIT is set): requests
+ *                    per client, the token's subject or the address (429).
+ *  5. preParsing     request/request-body.ts, on routes that read a body: a charset or
  *                    Content-Encoding the service does not read is 415, before the
  *                    body is read.
- *  6. parsing        http/request-body.ts: only application/json (415), at most
- *                    BODY_LIMIT bytes (413), UTF-8 JSON (400 e.ex.fw.7003).
- *  7. preValidation  http/json-context.ts, on routes that read a body: it is there (400).
+ *  6. parsing        Fastify reads the body: a Content-Type without a parser is 415, more
+ *                    than BODY_LIMIT bytes 413 (`pipelineOptions` below), both mapped by
+ *                    errors/to-api-error.ts; request/request-body.ts parses the only one
+ *                    it reads, application/json, as UTF-8 JSON (400 e.ex.fw.7003).
+ *  7. preValidation  request/json-context.ts, on routes that read a body: it is there (400).
  *  8. validation     validation/compiler.ts: unknown fields 7004, types 7005/7006,
  *                    rules 7001/7002.
- *  9. preHandler     http/idempotency.ts: Idempotency-Key admission, on the routes whose
- *                    policy says `idempotent`.
- * 10. handler        <resource>/routes.ts, calling the domain's services.
- * 11. onSend         http/idempotency.ts, on the same routes: an outcome not stored with
- *                    the resource.
- * 12. completed      http/request-log.ts, Fastify's LogController, once the answer is
- *                    sent: counted (metrics/request-metrics.ts) and logged, one line.
- * Stages 5, 7, 9 and 11 are hooks of the routes that need them (http/route-hooks.ts), so
+ *  9. preHandler     idempotency/idempotency-keys.ts: Idempotency-Key admission, on the
+ *                    routes whose policy says `idempotent`.
+ * 10. handler        a resource's routes (resources/todo/api/routes.ts), calling its services.
+ * 11. onSend         idempotency/idempotency-keys.ts, on the same routes: an outcome not
+ *                    stored with the resource.
+ * 12. completed      observability/request-log.ts, Fastify's LogController, once the
+ *                    answer is sent: counted (metrics/request-metrics.ts) and logged, one
+ *                    line.
+ * Stages 5, 7, 9 and 11 are hooks of the routes that need them (route-policy/route-hooks.ts), so
  * a request for any other route does not run them at all. Fastify calls each hook through
  * its hook runner, a cost every request pays: stage 3 is one hook, and stage 12 is none.
- * A failure at any stage: errors/send-api-error.ts answers it, mapped to an ApiError by
+ * A failure at any stage: reply/send-api-error.ts answers it, a domain error made an
+ * ApiProblem by errors/domain-errors.ts, and any error mapped to an ApiError by
  * errors/to-api-error.ts, the one mapping.
  *
  * What a route needs of these stages (its bearer scope, Idempotency-Key, the expensive
- * work it does, no-store) it declares itself, in its `config`: http/route-policy.ts.
+ * work it does, no-store) it declares itself, in its `config`: route-policy/route-policy.ts.
  */
 
 /**

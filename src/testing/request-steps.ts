@@ -1,11 +1,11 @@
 /**
- * A generated request as data (each resource's testing.ts makes its own, and
+ * A generated request as data (each resource makes its own, resources/todo/testing/requests.ts, and
  * test/helpers/request-generators.ts makes sequences of them): a Step names its method,
  * collection, ids and a body Template, JSON text in pieces that can say what
  * JSON.stringify cannot and name a resource created earlier in the sequence. Here: the
  * types, rendering a Step for one server, and describing it for a failure message.
  *
- * Test code only: nothing the service runs imports src/testing/ or a resource's testing.ts.
+ * Test code only: nothing the service runs imports src/testing/ or a resource's testing/.
  */
 
 /** Which resource an id names: its name (`todo`, `member`). */

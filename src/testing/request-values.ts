@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import type { IdKind, IdRef, IdVariant, PathId, Piece, RawId, Template } from './request-steps.js'
 
 /**
- * Generated values for requests (each resource's testing.ts): JSON values in
+ * Generated values for requests (each resource's testing/, resources/member/testing/bodies.ts): JSON values in
  * every textual form and their boundaries, JSON objects with mutations, ids (valid,
  * varied and hostile) and dates at and past the calendar's edges.
  */

@@ -3,9 +3,10 @@ import type { IdKind, Step, Template } from './request-steps.js'
 import { pathId } from './request-values.js'
 
 /**
- * What each resource gives the generated request sequences of the tests (its testing.ts,
- * loaded for every resource of RESOURCES by test/helpers/request-generators.ts): its
- * requests, the population every sequence starts from, and how its answers are told apart.
+ * What each resource gives the generated request sequences of the tests, from its own
+ * (resources/todo/testing/requests.ts for the Todo), loaded for every
+ * resource of RESOURCES by test/helpers/request-generators.ts: its requests, the
+ * population every sequence starts from, and how its answers are told apart.
  */
 export interface ResourceRequests {
   /** The resource's name, as RESOURCES names it; its ids are references of this kind. */

@@ -35,7 +35,7 @@ type ServiceCode = Extract<MessageKey, `e.${string}`>
 
 /**
  * The catalogue of the service's own error codes, keyed by code (each resource keeps its
- * codes in its own api/errors.ts): every answer's status is decided here (the code's own,
+ * codes in its own, resources/todo/api/errors.ts): every answer's status is decided here (the code's own,
  * or one of HTTP's own in PROBLEMS below), the OpenAPI document takes its descriptions and
  * examples from here, and the messages (messages/en.ts, ja.ts) are keyed by the same
  * codes, so the three cannot disagree. The codes answered with a status
@@ -187,7 +187,7 @@ export interface ResourceErrorEntry extends CatalogueEntry {
   readonly texts: Texts
 }
 
-/** A resource's codes as answers, keyed by code (each resource's api/errors.ts). */
+/** A resource's codes as answers, keyed by code (resources/todo/api/errors.ts). */
 export function resourceAnswers<
   const Table extends Readonly<Record<ErrorCode, ResourceErrorEntry>>,
 >(table: Table): { readonly [Code in keyof Table]: ErrorAnswer } {

@@ -8,7 +8,7 @@ import type {
 } from '../../domain/idempotency/service.js'
 import { ApiProblem } from '../errors/api-problem.js'
 import { PROBLEMS } from '../errors/catalogue.js'
-import { addRouteHook } from '../routes/route-hooks.js'
+import { addRouteHook } from '../route-policy/route-hooks.js'
 
 /** 1 to 255 visible ASCII characters (decisions §7). */
 const KEY = /^[\x21-\x7e]{1,255}$/

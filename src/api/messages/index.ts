@@ -27,7 +27,7 @@ export function fill(template: string, args: MessageArgs = {}): string {
   )
 }
 
-/** The service's own message `key` in `locale` (each resource's are in its api/errors.ts). */
+/** The service's own message `key` in `locale` (a resource's are in its own, resources/todo/api/errors.ts). */
 export function message(locale: Locale, key: MessageKey, args: MessageArgs = {}): string {
   return fill(CATALOGUES[locale][key], args)
 }

@@ -40,7 +40,7 @@ function bearerScheme(scopes: Readonly<Record<string, string>>) {
   }
 }
 
-/** What one resource puts in the document (resources/resource.ts). */
+/** What one resource puts in the document (platform/resource-module.ts). */
 export interface DescribedResource {
   readonly tag: { readonly name: string; readonly description: string }
   readonly scopes: Readonly<Record<string, string>>

@@ -1,7 +1,7 @@
 import type { RouteOptions } from 'fastify'
 import { BEFORE_ROUTING_STATUSES } from '../errors/catalogue.js'
 import { withPolicyAnswers } from '../errors/documented-answers.js'
-import type { Scope } from '../routes/route-policy.js'
+import type { Scope } from '../route-policy/route-policy.js'
 import {
   type HeaderDoc,
   REQUEST_HEADERS,

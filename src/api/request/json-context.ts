@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { ApiProblem } from '../errors/api-problem.js'
 import { PROBLEMS } from '../errors/catalogue.js'
-import { addRouteHook, readsBody } from '../routes/route-hooks.js'
+import { addRouteHook, readsBody } from '../route-policy/route-hooks.js'
 import { acceptsJson, JSON_CONTENT_TYPE } from './media-types.js'
 import { acceptJsonBodies } from './request-body.js'
 

@@ -2,7 +2,7 @@ import { parse as parseContentType } from 'content-type'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiProblem } from '../errors/api-problem.js'
 import { PROBLEMS } from '../errors/catalogue.js'
-import { addRouteHook, readsBody } from '../routes/route-hooks.js'
+import { addRouteHook, readsBody } from '../route-policy/route-hooks.js'
 
 /** Throws on bytes that are not UTF-8 (a lone surrogate's encoding, overlongs, stray bytes). */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })

@@ -67,7 +67,7 @@ function bound<Schema, Row, Parameters extends unknown[]>(
  * Kysely builds and compiles a query on every call. A lookup by key runs thousands of
  * times a second with the same SQL (and a create's insert, hundreds), so it is compiled
  * once, with stand-in values, and run with the real ones, given in the same order:
- * directly where the database allows it (engine.ts, DirectReads), through Kysely on `db`
+ * directly where the database allows it (engine/traits.ts, DirectReads), through Kysely on `db`
  * otherwise. On PostgreSQL it is also a named (prepared) statement, unless
  * DB_PREPARED_STATEMENTS says otherwise.
  */

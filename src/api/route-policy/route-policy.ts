@@ -24,7 +24,7 @@ declare module 'fastify' {
      * token, and the OpenAPI document). Every API route must say which.
      */
     scope?: Scope | 'public'
-    /** The route honours an Idempotency-Key (idempotency.ts). */
+    /** The route honours an Idempotency-Key (idempotency/idempotency-keys.ts). */
     idempotent?: boolean
     /** The expensive work the route does, which a busy instance refuses with 503. */
     cost?: Cost

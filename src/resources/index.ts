@@ -1,3 +1,4 @@
+import { catalogueOf } from '../api/errors/catalogue.js'
 import { migrationsOf } from '../infra/db/migrate.js'
 import type { ResourceModule } from '../platform/resource-module.js'
 import { memberResource } from './member/index.js'
@@ -12,5 +13,14 @@ export const RESOURCES = [todoResource, memberResource] as const satisfies reado
 /** `todo`, `member`: the name of each resource, as its domain errors say it. */
 export type ResourceName = (typeof RESOURCES)[number]['name']
 
-/** Every schema version of the database: the service's own and each resource's, in order. */
+/**
+ * Every schema version of the database: the service's own and each resource's, in order;
+ * two with one number stop the service from starting.
+ */
 export const MIGRATIONS = migrationsOf(RESOURCES)
+
+/**
+ * Every answer the service can give, by code: its own and each resource's. Made when the
+ * service loads, so that two resources claiming one code stop it from starting.
+ */
+export const ANSWERS = catalogueOf(RESOURCES)

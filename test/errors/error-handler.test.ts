@@ -1,7 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ApiProblem } from '../../src/api/errors/api-problem.js'
-import { catalogueOf } from '../../src/api/errors/catalogue.js'
 import { domainProblems } from '../../src/api/errors/domain-errors.js'
 import { toApiError } from '../../src/api/errors/to-api-error.js'
 import { errorHandlingOptions, handleErrors } from '../../src/api/reply/send-api-error.js'
@@ -19,7 +18,7 @@ import {
   IdempotencyKeyInFlightError,
   IdempotencyKeyReusedError,
 } from '../../src/domain/idempotency/service.js'
-import { RESOURCES } from '../../src/resources/index.js'
+import { ANSWERS, RESOURCES } from '../../src/resources/index.js'
 import { JSON_TYPE, SYSTEM_ERROR } from '../helpers/api-errors.js'
 import { causeViolations } from '../helpers/error-causes.js'
 
@@ -66,14 +65,13 @@ describe('an answer that cannot be serialized', () => {
 describe('the one mapping from errors to ApiErrors', () => {
   const ALL_ON = { authentication: true, rateLimit: true }
 
-  const catalogue = catalogueOf(RESOURCES)
   /** A domain error as the error handler answers it: through the resources' answers. */
   const domainProblem = domainProblems(RESOURCES)
   const answered = (error: Error) => toApiError(domainProblem(error) ?? error, 'en')
 
-  it.each([...catalogue.keys()])('renders %s with its status, its message filled', (code) => {
+  it.each([...ANSWERS.keys()])('renders %s with its status, its message filled', (code) => {
     for (const locale of ['en', 'ja'] as const) {
-      for (const answer of catalogue.get(code) ?? []) {
+      for (const answer of ANSWERS.get(code) ?? []) {
         const rendered = toApiError(new ApiProblem(answer, { args: answer.exampleArgs }), locale)
         expect(rendered.status).toBe(answer.status)
         expect(rendered.body.code).toBe(code)

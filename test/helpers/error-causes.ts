@@ -1,9 +1,6 @@
-import { catalogueOf, type ErrorCode } from '../../src/api/errors/catalogue.js'
+import type { ErrorCode } from '../../src/api/errors/catalogue.js'
 import { en } from '../../src/api/messages/en.js'
-import { RESOURCES } from '../../src/resources/index.js'
-
-/** Every answer the service can give, the service's own and each resource's. */
-const CATALOGUE = catalogueOf(RESOURCES)
+import { ANSWERS } from '../../src/resources/index.js'
 
 /** What the server under test has switched on: the codes that only those parts answer. */
 export interface ServerFeatures {
@@ -26,10 +23,9 @@ const CODES_OF_FEATURES: Readonly<Record<string, keyof ServerFeatures>> = {
 const PLACEHOLDER = new RegExp(
   [
     ...new Set(
-      [
-        ...Object.values(en),
-        ...[...CATALOGUE.values()].flat().map(({ texts }) => texts.en),
-      ].flatMap((text) => text.match(/\{\w+\}/g) ?? []),
+      [...Object.values(en), ...[...ANSWERS.values()].flat().map(({ texts }) => texts.en)].flatMap(
+        (text) => text.match(/\{\w+\}/g) ?? [],
+      ),
     ),
   ]
     .map((placeholder) => placeholder.replace(/[{}]/g, '\\$&'))
@@ -50,7 +46,7 @@ export function causeViolations(status: number, body: unknown, features: ServerF
     details?: unknown
   }
   if (typeof code !== 'string' || typeof message !== 'string') return []
-  const statuses = CATALOGUE.get(code as ErrorCode)?.map((answer) => answer.status)
+  const statuses = ANSWERS.get(code as ErrorCode)?.map((answer) => answer.status)
   if (statuses === undefined) return [`${code} is no code of the catalogue`]
   const violations: string[] = []
   if (!statuses.includes(status)) {

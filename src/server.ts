@@ -54,6 +54,23 @@ function writeLogNow(): void {
   if (canFlush(app.log)) app.log.flush()
 }
 
+/** How long an exit waits for a log write in flight: a reader that stalled cannot hold it. */
+let exitCode: number | undefined
+const EXIT_WRITE_WAIT_MS = 1000
+
+/**
+ * Exits once the log write in flight, if any, has finished: `process.exit` writes what is
+ * left synchronously, and would otherwise write it beside a write the thread pool has not
+ * done yet, so that the last lines came out of order or not at all.
+ */
+function exitWhenLogWritten(code: number): void {
+  if (exitCode !== undefined) return
+  exitCode = code
+  setTimeout(() => process.exit(code), EXIT_WRITE_WAIT_MS)
+  if (canFlush(app.log)) app.log.flush(() => process.exit(code))
+  else process.exit(code)
+}
+
 /** How often idle keep-alive connections are closed while stopping. */
 const IDLE_SWEEP_MS = 50
 
@@ -75,19 +92,21 @@ function close(signal: NodeJS.Signals): void {
       'requests still in flight; closing anyway',
     )
     app.server.closeAllConnections()
-    process.exit(1)
+    exitWhenLogWritten(1)
   }, config.shutdownTimeoutMs)
   app.close().then(
     () => {
       clearInterval(sweep)
       clearTimeout(deadline)
+      // Closing anyway (the deadline) already said how it ended.
+      if (exitCode !== undefined) return
       app.log.info('stopped')
-      process.exit(0)
+      exitWhenLogWritten(0)
     },
     (error: unknown) => {
       clearInterval(sweep)
       app.log.error({ err: error }, 'error while stopping')
-      process.exit(1)
+      exitWhenLogWritten(1)
     },
   )
 }
@@ -112,7 +131,8 @@ function stop(signal: NodeJS.Signals): void {
 function onSignal(signal: NodeJS.Signals): void {
   if (stopping) {
     app.log.warn({ signal }, 'signalled again while stopping: exiting now')
-    process.exit(1)
+    exitWhenLogWritten(1)
+    return
   }
   stopping = true
   stop(signal)
@@ -125,7 +145,7 @@ process.on('SIGINT', onSignal)
 // exit (Node's default would print a stack on stderr and skip `exit`, and so the flush).
 process.on('uncaughtException', (error, origin) => {
   app.log.fatal({ err: error, origin }, 'uncaught error: exiting now')
-  process.exit(1)
+  exitWhenLogWritten(1)
 })
 
 await app.listen({ host: config.host, port: config.port }).catch(failedToStart)

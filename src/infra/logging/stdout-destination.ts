@@ -31,7 +31,9 @@ export function stdoutDestination(
   const stream = pino.destination({
     dest: fd,
     sync: false,
-    minLength: bufferBytes,
+    // At least 1, so that a flush's callback waits for a write in flight (server.ts's
+    // exits); any line is longer, so 1 writes each line as it comes, as 0 does.
+    minLength: Math.max(1, bufferBytes),
     maxLength: waitingMaxBytes,
     ...(bufferBytes > 0 && { periodicFlush: LOG_FLUSH_INTERVAL_MS }),
   })

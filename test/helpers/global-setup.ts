@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node'
 import { createRunLogDir, failRunOnLeaks } from './log-scan.js'
 import { HAS_PGBOUNCER, type RunningPgBouncer, startPgBouncer } from './pgbouncer.js'
-import { buildWebAppIfStale } from './process.js'
+import { buildBundleIfStale, buildWebAppIfStale } from './process.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,7 +15,7 @@ declare module 'vitest' {
  * or, with TEST_PGBOUNCER=1, through a PgBouncer in transaction mode started here. Gives
  * the run a directory where every captured server log line is kept, and at the end fails
  * the run if any of those lines holds a test password or a password hash (log-scan.ts).
- * Builds the web app that the servers serve at /, if its build is older than its sources.
+ * Builds the web app that the servers serve at / and the bundle, if older than their sources.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const url = process.env.TEST_DATABASE_URL
@@ -44,8 +44,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       : 'Container image suite: SKIPPED, TEST_CONTAINER_IMAGE is not set (.ci/run builds the ' +
           'image and sets it; docs/operations.md#container-image).',
   )
-  // Every server a suite starts serves the web app from dist/web; it is built here, once.
+  // Every server a suite starts serves the web app from dist/web, and some run the bundle
+  // (dist/server.js): both are built here, once, before suites run side by side.
   buildWebAppIfStale()
+  buildBundleIfStale()
   const runLogDir = createRunLogDir(new Date())
   project.provide('runLogDir', runLogDir)
   project.provide('poolerUrl', pgbouncer?.url)

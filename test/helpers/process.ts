@@ -109,20 +109,16 @@ export const FROM_SOURCE = ['--import', 'tsx', 'src/server.ts'] as const
 export const FROM_BUILD = [...NODE_FLAGS, 'dist/server.js'] as const
 
 /**
- * `npm run build`, the server's half: the bundle FROM_BUILD runs. (The web app it serves
- * is built once per run by global setup, buildWebAppIfStale, so that no suite rewrites it
- * while another serves it.)
+ * `npm run build`'s server half, the bundle FROM_BUILD runs, unless dist/server.js is newer
+ * than everything it is built from. Global setup calls it once, before any suite runs, as
+ * buildWebAppIfStale: a suite that rebuilt it would delete it under another's server.
  */
-export function buildBundle(): void {
+export function buildBundleIfStale(): void {
+  if (!isStale(ROOT, SERVER_BUILD)) return
   execFileSync(process.execPath, ['scripts/build.mjs', '--only=server'], {
     cwd: ROOT,
     stdio: 'pipe',
   })
-}
-
-/** buildBundle, unless dist/server.js is newer than everything it is built from. */
-export function buildBundleIfStale(): void {
-  if (isStale(ROOT, SERVER_BUILD)) buildBundle()
 }
 
 /** The web app's files (dist/web), which the server serves at / (src/api/web/web-app.ts). */

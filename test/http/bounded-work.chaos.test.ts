@@ -15,7 +15,6 @@ import {
 } from '../helpers/hostile-load.js'
 import { percentile, startLatencyProbe } from '../helpers/latency-probe.js'
 import {
-  buildBundleIfStale,
   FROM_BUILD,
   killLeftoverProcesses,
   type ServerProcess,
@@ -153,7 +152,6 @@ for (const target of DATABASES) {
         } finally {
           await database.close()
         }
-        buildBundleIfStale()
         server = await startServerProcess(isolated.config, SETTINGS, { entry: FROM_BUILD })
         searches = await broadSearchPaths(server)
       }, 300_000)

@@ -5,7 +5,6 @@ import { performance } from 'node:perf_hooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 import {
-  buildBundleIfStale,
   FROM_BUILD,
   killLeftoverProcesses,
   type ServerProcess,
@@ -299,10 +298,6 @@ function withinMs<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 // ---------------------------------------------------------------- the runs
-
-beforeAll(() => {
-  buildBundleIfStale()
-}, 60_000)
 
 for (const target of DATABASES) {
   describe.skipIf(!target.available)(

@@ -3,7 +3,6 @@ import { SourceMap } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATABASES, type IsolatedDatabase } from '../helpers/databases.js'
 import {
-  buildBundle,
   FROM_BUILD,
   killLeftoverProcesses,
   type ServerProcess,
@@ -19,21 +18,12 @@ import {
 
 const PROCESS_TEST = { timeout: 60_000 }
 
-let built = false
-/** `npm run build`, once for every database. */
-function buildOnce(): void {
-  if (built) return
-  buildBundle()
-  built = true
-}
-
 describe('The production build', () => {
   for (const target of DATABASES) {
     describe.skipIf(!target.available)(`on ${target.name}`, () => {
       let database: IsolatedDatabase | undefined
       let server: ServerProcess | undefined
       beforeAll(async () => {
-        buildOnce()
         database = await target.create()
         server = await startServerProcess(database.config, {}, { entry: FROM_BUILD })
       }, PROCESS_TEST.timeout)
@@ -90,7 +80,6 @@ describe("The bundle's source map", () => {
   let map: SourceMap
   let bundle: string
   beforeAll(() => {
-    buildOnce()
     map = new SourceMap(JSON.parse(readFileSync('dist/service.js.map', 'utf8')))
     bundle = readFileSync('dist/service.js', 'utf8')
   }, PROCESS_TEST.timeout)

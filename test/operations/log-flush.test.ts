@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { stdoutDestination } from '../../src/infra/logging/stdout-destination.js'
 import { type IsolatedDatabase, SQLITE_TARGET } from '../helpers/databases.js'
 import {
-  buildBundleIfStale,
   FROM_BUILD,
   killLeftoverProcesses,
   type ProcessExit,
@@ -91,7 +90,6 @@ describe('log lines on the way out (the built server, SQLite)', () => {
     )
   }
   beforeAll(async () => {
-    buildBundleIfStale()
     database = await SQLITE_TARGET.create()
   }, PROCESS_TEST.timeout)
   afterAll(async () => {

@@ -6,7 +6,6 @@ import { type IsolatedDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
 import { type HttpResponse, http } from '../helpers/http.js'
 import { freePort } from '../helpers/ports.js'
 import {
-  buildBundleIfStale,
   FROM_BUILD,
   killLeftoverProcesses,
   type ServerProcess,
@@ -81,7 +80,6 @@ describe.skipIf(!available)('Rolling restart behind HAProxy on postgres', () => 
     )
 
   beforeAll(async () => {
-    buildBundleIfStale()
     database = await POSTGRES_TARGET.create()
     for (let index = 0; index < INSTANCES; index += 1) ports.push(await freePort())
     for (const port of ports) instances.push(await startInstance(port))

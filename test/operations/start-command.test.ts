@@ -15,7 +15,6 @@ import { NODE_ENVIRONMENT, NODE_ENVIRONMENT_SHELL, NODE_FLAGS } from '../../scri
 import { type IsolatedDatabase, SQLITE_TARGET } from '../helpers/databases.js'
 import { imageFacts } from '../helpers/dockerfile.js'
 import {
-  buildBundleIfStale,
   killLeftoverProcesses,
   ROOT,
   type ServerProcess,
@@ -76,7 +75,6 @@ function onlyChildOf(pid: number): number {
 describe('npm start', () => {
   let database: IsolatedDatabase | undefined
   beforeAll(async () => {
-    buildBundleIfStale()
     database = await SQLITE_TARGET.create()
   }, PROCESS_TEST.timeout)
   afterEach(async () => {

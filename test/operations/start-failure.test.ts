@@ -5,12 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type IsolatedDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
 import { HAS_PGBOUNCER, type RunningPgBouncer, startPgBouncer } from '../helpers/pgbouncer.js'
-import {
-  buildBundleIfStale,
-  type CommandOutcome,
-  expectOneLine,
-  runBuilt,
-} from '../helpers/process.js'
+import { type CommandOutcome, expectOneLine, runBuilt } from '../helpers/process.js'
 
 /**
  * A service that cannot start says why in one line, as an operator reads it: the setting
@@ -25,8 +20,6 @@ const START_TIMEOUT_MS = 20_000
 function runService(settings: Record<string, string>): Promise<CommandOutcome> {
   return runBuilt([], { HOST: '127.0.0.1', PORT: '0', ...settings }, START_TIMEOUT_MS)
 }
-
-beforeAll(() => buildBundleIfStale(), 60_000)
 
 describe('A start that fails', () => {
   let folder: string

@@ -26,7 +26,6 @@ import {
 import type { HttpResponse } from '../helpers/http.js'
 import { memberCreateBody } from '../helpers/members.js'
 import {
-  buildBundleIfStale,
   databaseSettingsOf,
   expectOneLine,
   FROM_BUILD,
@@ -244,8 +243,6 @@ async function halfWrittenMembers(database: IsolatedDatabase): Promise<number> {
   )
   return Number(row?.n)
 }
-
-beforeAll(() => buildBundleIfStale(), 60_000)
 
 for (const target of DATABASES) {
   const tools = target.name === 'sqlite' || (PG_DUMP !== undefined && PG_RESTORE !== undefined)

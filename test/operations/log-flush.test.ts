@@ -35,13 +35,13 @@ interface WayOut {
   /** EXIT_BY for the preload (test/helpers/exit-on-sigusr2.mjs). */
   readonly exitBy?: string
   readonly exit: ProcessExit
-  /** The last line it writes, when it writes one. */
-  readonly lastMessage?: string
+  /** The line it writes on its way out, when it writes one. */
+  readonly exitMessage?: string
 }
 
 const WAYS_OUT: readonly WayOut[] = [
-  { name: 'SIGTERM', signal: 'SIGTERM', exit: { code: 0, signal: null }, lastMessage: 'stopped' },
-  { name: 'SIGINT', signal: 'SIGINT', exit: { code: 0, signal: null }, lastMessage: 'stopped' },
+  { name: 'SIGTERM', signal: 'SIGTERM', exit: { code: 0, signal: null }, exitMessage: 'stopped' },
+  { name: 'SIGINT', signal: 'SIGINT', exit: { code: 0, signal: null }, exitMessage: 'stopped' },
   {
     name: 'a normal exit (process.exit)',
     signal: 'SIGUSR2',
@@ -53,14 +53,14 @@ const WAYS_OUT: readonly WayOut[] = [
     signal: 'SIGUSR2',
     exitBy: 'uncaught error',
     exit: { code: 1, signal: null },
-    lastMessage: 'uncaught error: exiting now',
+    exitMessage: 'uncaught error: exiting now',
   },
   {
     name: 'an unhandled rejection',
     signal: 'SIGUSR2',
     exitBy: 'unhandled rejection',
     exit: { code: 1, signal: null },
-    lastMessage: 'uncaught error: exiting now',
+    exitMessage: 'uncaught error: exiting now',
   },
 ]
 
@@ -72,6 +72,25 @@ async function answerRequests(server: ServerProcess, prefix: string): Promise<vo
     })
     expect(response.status).toBe(404)
   }
+}
+
+/**
+ * The line the process wrote on its way out, checked to be there once and in its place:
+ * every line after it was logged at or after it (pino's `time`), for a request that ends
+ * as the process stops may log its line after the exit line, but none logged before may
+ * come out after it.
+ */
+function exitLine(server: ServerProcess, message: string): Record<string, unknown> {
+  const lines = server.stdoutLines.map((line) => JSON.parse(line) as Record<string, unknown>)
+  const at = lines.findIndex((line) => line.msg === message)
+  expect(at, server.stdoutLines.slice(-5).join('\n')).toBeGreaterThanOrEqual(0)
+  const exit = lines[at] as Record<string, unknown>
+  const earlier = lines
+    .slice(at + 1)
+    .filter((line) => (line.time as number) < (exit.time as number))
+  expect(earlier).toEqual([])
+  expect(lines.filter((line) => line.msg === message)).toHaveLength(1)
+  return exit
 }
 
 /** The request lines of those requests that are on standard output now. */
@@ -104,10 +123,10 @@ describe('log lines on the way out (the built server, SQLite)', () => {
       server.kill(way.signal)
       expect(await server.exited).toEqual(way.exit)
       expect(requestLines(server, 'out')).toHaveLength(REQUESTS)
-      const last = JSON.parse(server.stdoutLines.at(-1) ?? '{}') as Record<string, unknown>
-      if (way.lastMessage) expect(last.msg).toBe(way.lastMessage)
+      if (!way.exitMessage) return
+      const exit = exitLine(server, way.exitMessage)
       if (way.exitBy && way.exit.code === 1) {
-        expect(last).toMatchObject({
+        expect(exit).toMatchObject({
           level: 60,
           err: { message: expect.stringMatching(/by the test$/) },
         })
@@ -123,7 +142,7 @@ describe('log lines on the way out (the built server, SQLite)', () => {
     server.kill('SIGTERM')
     expect(await server.exited).toEqual({ code: 1, signal: null })
     expect(requestLines(server, 'twice')).toHaveLength(REQUESTS)
-    expect(server.logMessages().at(-1)).toBe('signalled again while stopping: exiting now')
+    exitLine(server, 'signalled again while stopping: exiting now')
   })
 
   it("writes a quiet moment's lines within a second, without a way out", PROCESS_TEST, async () => {

@@ -1,12 +1,11 @@
 import type { FastifyRequest } from 'fastify'
-
-/** Host[:port] as RFC 3986 allows it (reg-name or IP literal); anything else is not echoed. */
-const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-_~%]+)(?::\d{1,5})?$/
+import { isValidHost } from '../request/host.js'
 
 function authority(request: FastifyRequest): string {
-  // request.host honours X-Forwarded-Host only when TRUST_PROXY says the proxy is trusted.
+  // request.host honours X-Forwarded-Host only when TRUST_PROXY says the proxy is trusted;
+  // Host itself was checked on arrival (request-head.ts), a forwarded one is checked here.
   const host = request.host
-  if (host && HOST.test(host)) return host
+  if (host && isValidHost(host)) return host
   const { localAddress, localPort } = request.socket
   const address = localAddress?.includes(':') ? `[${localAddress}]` : localAddress
   return `${address ?? 'localhost'}:${localPort}`
@@ -19,5 +18,12 @@ function authority(request: FastifyRequest): string {
  */
 export function locationOf(request: FastifyRequest, id: string): string {
   const path = request.routeOptions.url
-  return `${request.protocol}://${authority(request)}${path}/${encodeURIComponent(id)}`
+  return `${scheme(request)}://${authority(request)}${path}/${encodeURIComponent(id)}`
+}
+
+/** http or https: a trusted X-Forwarded-Proto that names another scheme is not echoed. */
+function scheme(request: FastifyRequest): 'http' | 'https' {
+  const protocol = request.protocol.toLowerCase()
+  if (protocol === 'http' || protocol === 'https') return protocol
+  return 'encrypted' in request.socket && request.socket.encrypted ? 'https' : 'http'
 }

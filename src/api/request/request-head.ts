@@ -1,17 +1,10 @@
 import type { FastifyRequest } from 'fastify'
 import { ApiProblem } from '../errors/api-problem.js'
 import { PROBLEMS } from '../errors/catalogue.js'
+import { isValidHost } from './host.js'
 
 /** The one expectation HTTP defines; Node has already answered it with 100 Continue. */
 const CONTINUE = /^100-continue$/i
-
-/**
- * Host = uri-host [ ":" port ] (RFC 9112 §3.2, RFC 3986 §3.2.2): an IP literal in
- * brackets, or a name of unreserved, percent-encoded and sub-delimiter characters; no
- * path, query, user info, space or second colon.
- */
-const HOST =
-  /^(?:\[[0-9A-Fa-f:.]+\]|\[v[0-9A-Fa-f]+\.[\w.~!$&'()*+,;=:-]+\]|(?:[\w.~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*)(?::[0-9]*)?$/
 
 /** How many Host lines the head has (Node keeps only the first in `headers`). */
 function hostLines(rawHeaders: readonly string[]): number {
@@ -24,8 +17,8 @@ function hostLines(rawHeaders: readonly string[]): number {
 
 /**
  * What the request head must carry before anything else is looked at: HTTP/1.1 requires
- * exactly one Host (RFC 9112 §3.2), a valid one in any version, and an Expect this server cannot meet is 417 (RFC
- * 9110 §10.1.1). Node would refuse a missing Host and the Expect itself, with an empty
+ * exactly one Host (RFC 9112 §3.2), a valid one in any version (host.ts), and an Expect
+ * this server cannot meet is 417 (RFC 9110 §10.1.1). Node would refuse a missing Host and the Expect itself, with an empty
  * body, and take the first of two Hosts; here each is an ApiError.
  */
 export function checkRequestHead(request: FastifyRequest): ApiProblem | undefined {
@@ -33,7 +26,7 @@ export function checkRequestHead(request: FastifyRequest): ApiProblem | undefine
   const hosts = hostLines(raw.rawHeaders)
   const needsHost = raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1
   const host = raw.headers.host
-  if (hosts > 1 || (needsHost && !host) || (host !== undefined && !HOST.test(host))) {
+  if (hosts > 1 || (needsHost && !host) || (host !== undefined && !isValidHost(host))) {
     return new ApiProblem(PROBLEMS.parameterTypeMismatch, { target: 'Host' })
   }
   const expect = raw.headers.expect

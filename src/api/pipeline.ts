@@ -17,7 +17,11 @@ import { answerUnmatchedRequests, emptyIdProblem } from './request/allowed-metho
 import { applyJsonContext } from './request/json-context.js'
 import { ignoreBodies } from './request/request-body.js'
 import { checkRequestHead } from './request/request-head.js'
-import { decodableTarget } from './request/request-target.js'
+import {
+  answersAsteriskForm,
+  decodableTarget,
+  requestTargetProblem,
+} from './request/request-target.js'
 import { requireDeclaredScopes } from './route-policy/route-policy.js'
 import { requireBearerTokens } from './security/authentication.js'
 import { allowBrowserOrigins } from './security/cors.js'
@@ -49,6 +53,9 @@ import { limitRequestRates, type RateLimitStore } from './security/rate-limit.js
  *                    Connection: close after HTTP/1.0 with Transfer-Encoding.
  *                    connection/draining.ts: while a stop drains, Connection: close.
  *                    request/request-head.ts: Host (400), Expect (417).
+ *                    request/request-target.ts: a target of no HTTP form, or `*` with
+ *                    a method other than OPTIONS, is 400; `OPTIONS *` is answered 200
+ *                    with the server's Allow.
  *                    request/allowed-methods.ts: an empty id is 404.
  *                    Then security/cors.ts: browser preflights, when CORS_ORIGINS is set.
  *                    preParsing, request/allowed-methods.ts: a path no route serves is
@@ -172,7 +179,10 @@ export async function installRootStages(
   app.addHook('onRequest', function everyRequest(request, reply, done) {
     setCommonHeaders(request, reply)
     closeIfDraining(reply)
-    done(checkRequestHead(request) ?? emptyIdProblem(request))
+    const problem =
+      checkRequestHead(request) ?? requestTargetProblem(request) ?? emptyIdProblem(request)
+    if (!problem && answersAsteriskForm(request, reply)) return
+    done(problem)
   })
   answerUnmatchedRequests(app, MAX_PARAM_LENGTH)
   await allowBrowserOrigins(app, config.corsOrigins)

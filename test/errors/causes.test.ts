@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MALFORMED_BODY, METHOD_NOT_SUPPORTED, NOT_FOUND } from '../helpers/api-errors.js'
+import { METHOD_NOT_SUPPORTED, NOT_FOUND, PARAMETER_TYPE_MISMATCH } from '../helpers/api-errors.js'
 import { SQLITE_TARGET } from '../helpers/databases.js'
 import { causeViolations } from '../helpers/error-causes.js'
 import { type RawExchange, rawExchange, rawRequest } from '../helpers/raw-http.js'
@@ -147,12 +147,15 @@ describe('the cause each refusal names (SQLite)', () => {
   })
 
   it.each([
-    ['a method that is no token', 'G(T /api/v1/todos HTTP/1.1\r\nHost: x\r\n\r\n'],
-    ['a method without a target', 'FOO\r\nHost: x\r\n\r\n'],
-    ['a target that is no path', 'FOO * HTTP/1.1\r\nHost: x\r\n\r\n'],
-  ])('%s -> 400 e.ex.fw.7003', async (_label, bytes) => {
-    const answer = await answerTo(bytes)
-    expect(answer?.status).toBe(400)
-    expect(answer?.json).toEqual(MALFORMED_BODY)
-  })
+    ['a method that is no token', 'G(T /api/v1/todos HTTP/1.1\r\nHost: x\r\n\r\n', 'method'],
+    ['a method without a target', 'FOO\r\nHost: x\r\n\r\n', 'request-target'],
+    ['a target that is no path', 'FOO * HTTP/1.1\r\nHost: x\r\n\r\n', 'request-target'],
+  ])(
+    '%s -> 400 e.ex.fw.7006 naming %s (the request line, not the body)',
+    async (_label, bytes, target) => {
+      const answer = await answerTo(bytes)
+      expect(answer?.status).toBe(400)
+      expect(answer?.json).toEqual({ ...PARAMETER_TYPE_MISMATCH, target })
+    },
+  )
 })

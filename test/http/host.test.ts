@@ -99,6 +99,15 @@ for (const target of DATABASES) {
       expect(await storedTitles(suite.database)).not.toContain(title)
     })
 
+    it.each(['[1:2:3]', '1.2.3.999', '[v1.x]'])(
+      'answers GET / (the web app) with Host %j as the API does: 400 naming Host',
+      async (host) => {
+        const exchanged = await exchange(suite, rawRequest('GET', '/', { host }), { responses: 1 })
+        expect(exchanged.responses[0]?.status, describeExchange(exchanged)).toBe(400)
+        expect(exchanged.responses[0]?.json).toEqual({ ...PARAMETER_TYPE_MISMATCH, target: 'Host' })
+      },
+    )
+
     it.each(SERVED)('Host %j -> 201, Location on %s', async (host, origin) => {
       const { answer } = await post(host)
       expect(answer.status).toBe(201)

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { BODY_TOO_LARGE, JSON_TYPE, MALFORMED_BODY, todoNotFound } from '../helpers/api-errors.js'
+import {
+  BODY_TOO_LARGE,
+  JSON_TYPE,
+  MALFORMED_BODY,
+  PARAMETER_TYPE_MISMATCH,
+  todoNotFound,
+} from '../helpers/api-errors.js'
 import { DATABASES } from '../helpers/databases.js'
 import { rawRequest } from '../helpers/raw-http.js'
 import {
@@ -155,7 +161,7 @@ for (const target of DATABASES) {
       expect(listedTitles(exchanged.responses[1])).toContain(title)
     })
 
-    it('(a) a valid POST then GARBAGE in one write: 201 first (stored), then 400 7003, then close', async () => {
+    it('(a) a valid POST then GARBAGE in one write: 201 first (stored), then 400 7006, then close', async () => {
       const title = uniqueTitle('garbage')
       const before = await countTodos(suite.database)
       const exchanged = await exchange(
@@ -174,7 +180,7 @@ for (const target of DATABASES) {
           statusLine: 'HTTP/1.1 400 Bad Request',
           contentType: JSON_TYPE,
           track: expect.stringMatching(TRACK_ID),
-          body: MALFORMED_BODY,
+          body: { ...PARAMETER_TYPE_MISMATCH, target: 'request-target' },
         },
       ])
       for (const response of responses) expectNosniff(response, response.statusLine)

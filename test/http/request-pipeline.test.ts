@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { JSON_TYPE, MALFORMED_BODY, NOT_FOUND } from '../helpers/api-errors.js'
+import { JSON_TYPE, NOT_FOUND, PARAMETER_TYPE_MISMATCH } from '../helpers/api-errors.js'
 import { SQLITE_TARGET } from '../helpers/databases.js'
 import type { HttpResponse } from '../helpers/http.js'
 import { rawExchange } from '../helpers/raw-http.js'
@@ -142,7 +142,7 @@ describe('request pipeline (SQLite)', () => {
     })
   })
 
-  it('answers a malformed HTTP request with 400 and an e.ex.fw.7003 JSON body', async () => {
+  it('answers a malformed header with 400 and an e.ex.fw.7006 JSON body naming it', async () => {
     const { responses } = await rawExchange(
       suite.server.baseUrl,
       'GET /api/v1/todos HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
@@ -150,7 +150,7 @@ describe('request pipeline (SQLite)', () => {
     const [answer] = responses
     expect(answer?.statusLine.startsWith('HTTP/1.1 400')).toBe(true)
     expect(answer?.headers['content-type']).toBe(JSON_TYPE)
-    expect(answer?.json).toEqual(MALFORMED_BODY)
+    expect(answer?.json).toEqual({ ...PARAMETER_TYPE_MISMATCH, target: 'header' })
   })
 
   it('answers headers over the size limit with 431 and an e.ex.fw.7006 JSON body', async () => {

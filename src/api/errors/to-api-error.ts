@@ -1,4 +1,5 @@
 import type { FastifyError } from 'fastify'
+import { refusedPart } from '../connection/refused-request-line.js'
 import { fill, type Locale, message } from '../messages/index.js'
 import type { ApiErrorBody } from './api-error.js'
 import { ApiProblem } from './api-problem.js'
@@ -19,7 +20,7 @@ const FASTIFY_ANSWERS: Readonly<Record<string, ErrorAnswer>> = {
   FST_ERR_BAD_URL: PROBLEMS.resourceNotFound,
 }
 
-/** Requests Node's parser refused, by its error code; any other parser error is 400. */
+/** Requests Node refused whole, by its error code. */
 const BROKEN_REQUEST_ANSWERS: Readonly<Record<string, ErrorAnswer>> = {
   HPE_HEADER_OVERFLOW: PROBLEMS.headersTooLarge,
   ERR_HTTP_REQUEST_TIMEOUT: PROBLEMS.requestTimeout,
@@ -71,9 +72,17 @@ export function toApiError(error: unknown, locale: Locale): Rendered {
   return render(problem, locale)
 }
 
-/** The answer to bytes Node's parser refused, by its error code. */
-export function brokenRequestProblem(error: { code?: string }): ApiProblem {
-  return new ApiProblem(knownBy(BROKEN_REQUEST_ANSWERS, error.code) ?? PROBLEMS.malformedBody)
+/**
+ * The answer to bytes Node's parser refused, by the part it refused (decisions §2): a
+ * request line or a header is 400 e.ex.fw.7006 naming the part, a chunked body's framing
+ * 400 e.ex.fw.7003. A parser code no table knows names no part: 7006 naming `request`.
+ */
+export function brokenRequestProblem(error: Parameters<typeof refusedPart>[0]): ApiProblem {
+  const whole = knownBy(BROKEN_REQUEST_ANSWERS, error.code)
+  if (whole) return new ApiProblem(whole)
+  const refused = refusedPart(error)
+  if (refused?.part === 'body') return new ApiProblem(PROBLEMS.malformedBody)
+  return new ApiProblem(PROBLEMS.parameterTypeMismatch, { target: refused?.target ?? 'request' })
 }
 
 /** What is sent when even rendering the error failed: fixed, so it cannot fail. */

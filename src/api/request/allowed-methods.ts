@@ -17,6 +17,8 @@ declare module 'fastify' {
      * not know, such as `FOO` or `get`).
      */
     unmatchedRequestProblem(method: string, url: string): ApiProblem
+    /** Every method some route serves, as an Allow value: the answer to `OPTIONS *`. */
+    serverAllowHeader(): string
   }
 }
 
@@ -60,6 +62,10 @@ export function answerUnmatchedRequests(app: FastifyInstance, maxParamLength: nu
     return METHOD_ORDER.filter((method) => methods.has(method)).join(', ')
   }
   app.decorate('allowHeader', allowHeader)
+  app.decorate('serverAllowHeader', () => {
+    const served = new Set([...methodsByUrl.values()].flatMap((methods) => [...methods]))
+    return METHOD_ORDER.filter((method) => served.has(method)).join(', ')
+  })
   app.decorate('servedRoutes', () => methodsByUrl)
 
   const unmatchedRequestProblem = (method: string, url: string): ApiProblem => {

@@ -8,6 +8,8 @@ interface SendError {
 }
 
 function isSendError(error: unknown): error is SendError {
+  // An ApiProblem has a status too: a stage's answer (a Host, a request target), not send's.
+  if (error instanceof ApiProblem) return false
   return typeof (error as Partial<SendError>).status === 'number'
 }
 

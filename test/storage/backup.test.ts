@@ -461,6 +461,34 @@ describe('The SQLite backup and restore commands refuse', () => {
     },
   )
 
+  it(
+    'to overwrite a file that another backup wrote while it ran: of three at once, one writes it',
+    PROCESS_TEST,
+    async () => {
+      const raced = join(folder, 'raced.sqlite')
+      const outcomes = await Promise.all([1, 2, 3].map(() => runBuilt(['backup', raced], settings)))
+      const written = outcomes.filter((outcome) => outcome.status === 0)
+      expect(written.map((outcome) => outcome.stdout.trim())).toEqual([
+        expect.stringMatching(BACKUP_LINE),
+      ])
+      for (const refused of outcomes.filter((outcome) => outcome.status !== 0)) {
+        expectOneLine(
+          refused,
+          /^Could not back up: backup .+raced\.sqlite: the file exists already\. Fix: name a new file/,
+        )
+      }
+      const copy = new Sqlite(raced, { readonly: true })
+      try {
+        expect(copy.prepare('select count(*) as n from todo').get()).toEqual({
+          n: expect.any(Number),
+        })
+      } finally {
+        copy.close()
+      }
+      expect(readdirSync(folder).filter((name) => name.includes('.partial'))).toEqual([])
+    },
+  )
+
   it('to overwrite a file, and to back up PostgreSQL', async () => {
     // Self-contained: a name filter (CI's -t '[Pp]ostgre') may run this test alone.
     const existing = join(folder, 'existing.sqlite')

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync } from 'node:fs'
+import { closeSync, fsyncSync, linkSync, openSync, renameSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type SqliteDatabase from 'better-sqlite3'
 import { DEFAULT_MIGRATION_TABLE } from 'kysely'
@@ -152,5 +152,22 @@ export function syncFile(path: string): void {
 export function renameDurably(from: string, to: string): void {
   syncFile(from)
   renameSync(from, to)
+  syncFile(dirname(to))
+}
+
+/**
+ * Puts `from` at `to` only if nothing is there, in one step: a hard link fails with EEXIST
+ * when `to` exists, however many backups race for it, where a check before a rename
+ * would let the last one replace the others. `from` stays, for the caller to remove; the
+ * link is made durable.
+ */
+export function linkDurablyUnlessExists(role: FileRole, from: string, to: string): void {
+  syncFile(from)
+  try {
+    linkSync(from, to)
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'EEXIST') throw error
+    throw new BackupFileError(role, to, 'exists', 'the file exists already', error)
+  }
   syncFile(dirname(to))
 }

@@ -5,7 +5,7 @@ import {
   checkServiceDatabase,
   concerning,
   type DatabaseCopied,
-  renameDurably,
+  linkDurablyUnlessExists,
 } from './database-file.js'
 
 /** How long the copy's read transaction waits, should another process be recovering the WAL. */
@@ -13,7 +13,8 @@ const BUSY_TIMEOUT_MS = 5000
 
 /**
  * A consistent copy of the SQLite database `source` in `destination`, while the service
- * goes on writing to it: written beside `destination`, checked, then renamed into place.
+ * goes on writing to it: written beside `destination`, checked, then linked into place
+ * unless a file is there by then (the early check only saves the copy's work).
  *
  * Why `VACUUM INTO` and not better-sqlite3's `backup()` (SQLite's online backup API),
  * tried on a large database while the service took a steady create load:
@@ -25,7 +26,8 @@ const BUSY_TIMEOUT_MS = 5000
  *   writes. Either copy holds exactly what was committed when its read began.
  * `VACUUM INTO` writes only the live rows, so the bytes of a deleted member do not live on
  * in free pages of a backup; its file is smaller, and a file of its own in rollback
- * journal mode, with no `-wal` beside it. SQLite does not fsync it: renameDurably does.
+ * journal mode, with no `-wal` beside it. SQLite does not fsync it: linkDurablyUnlessExists
+ * does.
  */
 export async function backUpSqlite(
   source: string,
@@ -59,7 +61,8 @@ export async function backUpSqlite(
       { role: 'database', path: source },
       knownMigrations,
     )
-    concerning('backup', destination, () => renameDurably(partial, destination))
+    // Never over a file that appeared meanwhile (another backup to the same name).
+    concerning('backup', destination, () => linkDurablyUnlessExists('backup', partial, destination))
     const bytes = statSync(destination).size
     return { ...checked, bytes, durationMs: performance.now() - started }
   } finally {

@@ -24,6 +24,7 @@ import {
 } from './request/request-target.js'
 import { requireDeclaredScopes } from './route-policy/route-policy.js'
 import { requireBearerTokens } from './security/authentication.js'
+import { identifyClients } from './security/client-key.js'
 import { allowBrowserOrigins } from './security/cors.js'
 import { limitRequestRates, type RateLimitStore } from './security/rate-limit.js'
 
@@ -172,6 +173,7 @@ export async function installRootStages(
     done()
   })
   if (config.tracing) await traceRequests(app)
+  await identifyClients(app)
   handleErrors(app, domainProblem)
   // The body of a request no route matches is never read, so its 404/405 comes first.
   ignoreBodies(app)

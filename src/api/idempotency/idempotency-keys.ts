@@ -132,7 +132,7 @@ export function honourIdempotencyKeys(context: FastifyInstance, service: Idempot
     if (typeof key !== 'string' || !KEY.test(key)) {
       throw new ApiProblem(PROBLEMS.parameterTypeMismatch)
     }
-    const admission = await service.admit(key, describeRequest(request))
+    const admission = await service.admit(key, describeRequest(request), request.clientKey)
     if (admission.kind === 'replay') {
       replay(reply, admission.outcome)
       return true

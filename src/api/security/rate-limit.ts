@@ -1,5 +1,4 @@
-import type { normalizeIP as NormalizeIP } from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { RateLimitConfig } from '../../config/settings.js'
 import { ApiProblem } from '../errors/api-problem.js'
@@ -9,14 +8,6 @@ import { PROBLEMS } from '../errors/catalogue.js'
 export interface RateLimitStore {
   readonly client: Redis
   isUp(): boolean
-}
-
-/** The client a request counts for: the token's subject when authenticated, else its address. */
-function clientOf(normalizeIP: typeof NormalizeIP) {
-  return (request: FastifyRequest): string => {
-    const subject = request.authenticatedSubject
-    return subject === undefined ? `ip:${normalizeIP(request.ip, 64)}` : `sub:${subject}`
-  }
 }
 
 /**
@@ -32,12 +23,11 @@ export async function limitRequestRates(
   limit: RateLimitConfig,
   redis: RateLimitStore | undefined,
 ): Promise<void> {
-  // Loaded only when a limit is set: otherwise it would only slow the start.
-  const { default: rateLimit, normalizeIP } = await import('@fastify/rate-limit')
+  const { default: rateLimit } = await import('@fastify/rate-limit')
   await context.register(rateLimit, {
     max: limit.max,
     timeWindow: limit.windowMs,
-    keyGenerator: clientOf(normalizeIP),
+    keyGenerator: (request) => request.clientKey,
     enableDraftSpec: true,
     skipOnError: true,
     nameSpace: 'todo-member-api:rate:',

@@ -5,11 +5,21 @@
  * (infra/work/bulkhead.ts).
  */
 export interface WorkAdmission {
+  /** Runs `task` when admitted, sharing places fairly between clients. */
+  run<T>(task: () => Promise<T>, options?: WorkOptions): Promise<T>
+}
+
+export interface WorkOptions {
   /**
-   * Runs `task` when admitted. A `continuing` task is the next step of work admitted
-   * earlier (the next page of a list whose answer has started): it is never refused.
+   * Who asks: the key places are shared by (the rate limit's: a token's subject, else the
+   * client's address). Work that names none shares one key with all such work.
    */
-  run<T>(task: () => Promise<T>, options?: { readonly continuing?: boolean }): Promise<T>
+  readonly client?: string
+  /**
+   * The next step of work admitted earlier (the next page of a list whose answer has
+   * started): it is never refused.
+   */
+  readonly continuing?: boolean
 }
 
 /** Why a task was refused. */

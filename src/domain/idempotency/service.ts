@@ -83,8 +83,8 @@ export class IdempotencyService {
   }
 
   /** Whether to process the request now (the key is then held) or answer its stored outcome. */
-  async admit(key: string, request: RequestDescription): Promise<Admission> {
-    const requestHash = await this.fingerprint(key, request)
+  async admit(key: string, request: RequestDescription, client?: string): Promise<Admission> {
+    const requestHash = await this.fingerprint(key, request, client)
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
       const now = this.#now()
       if (await this.#repository.claim(key, requestHash, now)) {
@@ -114,15 +114,15 @@ export class IdempotencyService {
    * computes the same fingerprint for the same request; one key's rows say nothing
    * about another's. Only requests with a key and a secret pay the extra hash.
    */
-  async fingerprint(key: string, request: RequestDescription): Promise<string> {
+  async fingerprint(key: string, request: RequestDescription, client?: string): Promise<string> {
     const hash = createHash('sha256').update(request.text)
     if (request.secrets.length > 0) {
       const salt = createHash('sha256').update(SECRET_SALT_LABEL).update(key).digest()
-      hash
-        .update('\n')
-        .update(
-          await this.#hashing.run(() => this.#slowHash(JSON.stringify(request.secrets), salt)),
-        )
+      hash.update('\n').update(
+        await this.#hashing.run(() => this.#slowHash(JSON.stringify(request.secrets), salt), {
+          client,
+        }),
+      )
     }
     return hash.digest('hex')
   }

@@ -94,11 +94,11 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
       const answerAs = (schema: Record<string, unknown>) =>
         reply.serializer(reply.compileSerializationSchema(schema))
       if (unpaged) {
-        const members = await service.searchAll(search)
+        const members = await service.searchAll(search, request.clientKey)
         answerAs(searchResponses.list)
         return members.map(toMemberResource)
       }
-      const { members, total } = await service.search(search, { page, size })
+      const { members, total } = await service.search(search, { page, size }, request.clientKey)
       const content = members.map(toMemberResource)
       answerAs(searchResponses.page)
       return toPage({ content, page, size, total, sort: orders }, pageFormat)
@@ -131,7 +131,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<MemberRoutesOptions> = asyn
       return answerCreated(
         request,
         reply,
-        (alongside) => service.create(input, alongside),
+        (alongside) => service.create(input, alongside, request.clientKey),
         (member: Member) => ({
           resource: toMemberResource(member),
           location: locationOf(request, member.memberId),

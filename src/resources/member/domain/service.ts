@@ -91,14 +91,16 @@ export class MemberService<Scope extends MemberScope = MemberScope> {
     return member
   }
 
-  search(search: MemberSearch, page: PageRequest): Promise<MemberPage> {
-    return this.#searches.run(() => this.#repository.search(search, page))
+  /** `client`: who asks, the key expensive work is shared fairly by (WorkOptions). */
+  search(search: MemberSearch, page: PageRequest, client?: string): Promise<MemberPage> {
+    return this.#searches.run(() => this.#repository.search(search, page), { client })
   }
 
   /** Every match, unless there are more than UNPAGED_LIMIT. */
-  async searchAll(search: MemberSearch): Promise<Member[]> {
-    const members = await this.#searches.run(() =>
-      this.#repository.searchAll(search, UNPAGED_LIMIT),
+  async searchAll(search: MemberSearch, client?: string): Promise<Member[]> {
+    const members = await this.#searches.run(
+      () => this.#repository.searchAll(search, UNPAGED_LIMIT),
+      { client },
     )
     if (members === undefined) throw new ResultLimitExceededError(UNPAGED_LIMIT)
     return members
@@ -112,10 +114,15 @@ export class MemberService<Scope extends MemberScope = MemberScope> {
    * begins: held through an argon2id hash, SQLite's one connection would stall
    * every other request.
    */
-  async create(input: NewMember, alongside?: Alongside<Member, Scope>): Promise<Member> {
+  async create(
+    input: NewMember,
+    alongside?: Alongside<Member, Scope>,
+    client?: string,
+  ): Promise<Member> {
     const signId = input.credential.signId || input.emailAddress.toLowerCase()
-    const passwordHash = await this.#hashing.run(() =>
-      this.#hashPassword(input.credential.password),
+    const passwordHash = await this.#hashing.run(
+      () => this.#hashPassword(input.credential.password),
+      { client },
     )
     const now = instantOf(this.#now())
     for (let attempt = 0; attempt < ID_ATTEMPTS; attempt += 1) {

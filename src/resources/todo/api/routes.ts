@@ -62,11 +62,16 @@ export const todoRoutes: FastifyPluginAsyncTypebox<TodoRoutesOptions> = async (
       if (request.method === 'HEAD') {
         // GET's status and headers. Fastify would read a streamed body to the end only to
         // discard it, so one row is read (to fail as GET would) and the body is empty.
-        ;(await jsonArrayStream(service.list(1), toTodoResource)).destroy()
+        ;(await jsonArrayStream(service.list(1, request.clientKey), toTodoResource)).destroy()
         return reply.send(Readable.from([]) as never)
       }
       // The typed reply expects the array itself; a stream of its text is sent as it is.
-      return reply.send((await jsonArrayStream(service.list(), toTodoResource)) as never)
+      return reply.send(
+        (await jsonArrayStream(
+          service.list(undefined, request.clientKey),
+          toTodoResource,
+        )) as never,
+      )
     },
   )
 

@@ -56,10 +56,11 @@ export class TodoService<Scope extends TodoScope = TodoScope> {
    * no database connection. Not a snapshot: a Todo created or deleted while the list is
    * read may or may not be in it; none is listed twice.
    */
-  list(pageSize: number = TODO_LIST_PAGE_SIZE): AsyncIterable<readonly Todo[]> {
+  list(pageSize: number = TODO_LIST_PAGE_SIZE, client?: string): AsyncIterable<readonly Todo[]> {
     return new TodoPages(
       (after) =>
         this.#lists.run(() => this.#repository.listAfter(after, pageSize), {
+          client,
           continuing: after !== undefined,
         }),
       pageSize,

@@ -173,7 +173,7 @@ export async function installRootStages(
     done()
   })
   if (config.tracing) await traceRequests(app)
-  await identifyClients(app)
+  identifyClients(app)
   handleErrors(app, domainProblem)
   // The body of a request no route matches is never read, so its 404/405 comes first.
   ignoreBodies(app)

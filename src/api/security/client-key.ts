@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 
 declare module 'fastify' {
@@ -11,17 +12,41 @@ declare module 'fastify' {
   }
 }
 
+/** An address made a client's: @fastify/rate-limit's normalizeIP, or the address as it is. */
+export type NormaliseAddress = (ip: string, ipv6Subnet?: number) => string
+
+const wholeAddress: NormaliseAddress = (ip) => ip.toLowerCase()
+
+/** The key of the client a request counts for, its address normalised by `normalise`. */
+export function clientKeyOf(request: FastifyRequest, normalise: NormaliseAddress): string {
+  const subject = request.authenticatedSubject
+  return subject === undefined ? `ip:${normalise(request.ip, 64)}` : `sub:${subject}`
+}
+
 /**
- * Gives every request its `clientKey`, worked out when first asked for. The address is
- * normalised as @fastify/rate-limit does, with its own function, so that both count
- * the same clients; loaded at start, as the rate limit loads it only when it is on.
+ * Gives every request its `clientKey`, worked out when first asked for, with the rate
+ * limit's own normalizeIP so that both count the same clients. That module is loaded when
+ * the first IPv6 client comes, not at start, which it would slow; until it is there, that
+ * client's address counts whole (an IPv4 address is the same either way).
  */
-export async function identifyClients(app: FastifyInstance): Promise<void> {
-  const { normalizeIP } = await import('@fastify/rate-limit')
+export function identifyClients(app: FastifyInstance): void {
+  let normalise: NormaliseAddress | undefined
+  let loading = false
+  const load = () => {
+    loading = true
+    import('@fastify/rate-limit').then(
+      (module) => {
+        normalise = module.normalizeIP
+      },
+      () => {
+        loading = false
+      },
+    )
+  }
   app.decorateRequest('clientKey', {
     getter(this: FastifyRequest): string {
-      const subject = this.authenticatedSubject
-      return subject === undefined ? `ip:${normalizeIP(this.ip, 64)}` : `sub:${subject}`
+      if (!normalise && !loading && isIPv6(this.ip)) load()
+      return clientKeyOf(this, normalise ?? wholeAddress)
     },
   })
 }

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis'
 import type { RateLimitConfig } from '../../config/settings.js'
 import { ApiProblem } from '../errors/api-problem.js'
 import { PROBLEMS } from '../errors/catalogue.js'
+import { clientKeyOf } from './client-key.js'
 
 /** Where the counters are shared: a Redis connection (infra/redis/connect-redis.ts). */
 export interface RateLimitStore {
@@ -23,11 +24,12 @@ export async function limitRequestRates(
   limit: RateLimitConfig,
   redis: RateLimitStore | undefined,
 ): Promise<void> {
-  const { default: rateLimit } = await import('@fastify/rate-limit')
+  // Loaded only when a limit is set: otherwise it would only slow the start.
+  const { default: rateLimit, normalizeIP } = await import('@fastify/rate-limit')
   await context.register(rateLimit, {
     max: limit.max,
     timeWindow: limit.windowMs,
-    keyGenerator: (request) => request.clientKey,
+    keyGenerator: (request) => clientKeyOf(request, normalizeIP),
     enableDraftSpec: true,
     skipOnError: true,
     nameSpace: 'todo-member-api:rate:',

@@ -167,7 +167,8 @@ export function linkDurablyUnlessExists(role: FileRole, from: string, to: string
     linkSync(from, to)
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'EEXIST') throw error
-    throw new BackupFileError(role, to, 'exists', 'the file exists already', error)
+    // The same refusal as a FILE found there at the start, word for word.
+    throw new BackupFileError(role, to, 'exists', 'the file exists already')
   }
   syncFile(dirname(to))
 }

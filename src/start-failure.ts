@@ -1,4 +1,5 @@
 import type { Config } from './config/settings.js'
+import { serviceUser } from './infra/db/sqlite/file-access.js'
 
 /** What a failure carries that says why: Node's system errors, PostgreSQL's errors. */
 interface Cause {
@@ -7,6 +8,7 @@ interface Cause {
   readonly syscall?: unknown
   readonly address?: unknown
   readonly port?: unknown
+  readonly path?: unknown
 }
 
 /** The innermost error of a chain of `cause`s: the one that names what went wrong. */
@@ -49,7 +51,7 @@ function fixFor(cause: Cause, config: Config): string {
     case 'EACCES':
     case 'EPERM':
       return config.database.kind === 'sqlite' && cause.syscall !== 'listen'
-        ? 'give the service write access to that folder, or set DATABASE_URL=sqlite:PATH elsewhere.'
+        ? `give the service's user (${serviceUser()}) write access to ${typeof cause.path === 'string' ? cause.path : 'that folder'} (chown it, or mount a volume that user owns), or set DATABASE_URL=sqlite:PATH elsewhere.`
         : `the service may not listen on ${config.host}:${config.port}: set PORT above 1023.`
     case 'EEXIST':
     case 'ENOTDIR':

@@ -31,14 +31,38 @@ function checkOptionsForPooler(url: string): void {
   }
 }
 
+/**
+ * A URL with DATABASE_PASSWORD in it, encoded as pg decodes it: the password may hold any
+ * character, and the URL is never shown with it (start-failure.ts leaves it out).
+ */
+function withPassword(url: string, password: string | undefined, name: string): string {
+  if (password === undefined) return url
+  const parsed = new URL(url)
+  if (parsed.password !== '') {
+    throw new ConfigError(`${name} holds a password and DATABASE_PASSWORD gives one: keep one`)
+  }
+  parsed.password = encodeURIComponent(password)
+  return parsed.toString()
+}
+
 /** DATABASE_URL, with what only PostgreSQL has: the pool, the pooler, prepared statements, a replica. */
 function database({
-  database: primary,
+  database: configured,
+  databasePassword: password,
   dbPoolMax: poolMax,
   dbPooler: pooler,
   dbPreparedStatements: prepared,
-  databaseReadUrl: readUrl,
+  databaseReadUrl: configuredReadUrl,
 }: Values): DatabaseConfig {
+  if (password !== undefined && configured.kind !== 'postgres') {
+    throw new ConfigError('DATABASE_PASSWORD needs a PostgreSQL DATABASE_URL')
+  }
+  const primary =
+    configured.kind === 'postgres'
+      ? { ...configured, url: withPassword(configured.url, password, 'DATABASE_URL') }
+      : configured
+  const readUrl =
+    configuredReadUrl && withPassword(configuredReadUrl, password, 'DATABASE_READ_URL')
   if (readUrl !== undefined && primary.kind !== 'postgres') {
     throw new ConfigError('DATABASE_READ_URL needs a PostgreSQL DATABASE_URL (a replica of it)')
   }
@@ -117,7 +141,14 @@ function workLimits(values: Values) {
 
 export const COMPOSED = {
   database: composed(
-    ['database', 'dbPoolMax', 'dbPooler', 'dbPreparedStatements', 'databaseReadUrl'],
+    [
+      'database',
+      'databasePassword',
+      'dbPoolMax',
+      'dbPooler',
+      'dbPreparedStatements',
+      'databaseReadUrl',
+    ],
     database,
   ),
   /** Node refuses a headers timeout longer than the request timeout. */

@@ -85,11 +85,22 @@ export function hostName(raw: string): string {
   return raw
 }
 
+const ENCODE_PASSWORD =
+  'percent-encode the characters of its user and password that URLs reserve (/ ? # @ : % space and others), or give the password in DATABASE_PASSWORD'
+
 function postgresUrl(raw: string): string {
+  let url: URL
   try {
-    new URL(raw)
+    url = new URL(raw)
   } catch {
-    throw new ConfigError('is not a valid postgres:// URL')
+    throw new ConfigError(`is not a valid postgres:// URL: ${ENCODE_PASSWORD}`)
+  }
+  try {
+    // pg decodes both; a lone % would stop every connection, not the start.
+    decodeURIComponent(url.username)
+    decodeURIComponent(url.password)
+  } catch {
+    throw new ConfigError(`holds a % that starts no percent-encoding (write % as %25): ${ENCODE_PASSWORD}`)
   }
   return raw
 }

@@ -16,6 +16,11 @@ export interface Setting<T> {
   /** '' is shown as unset: the parser decides what an empty value means. */
   readonly default: string
   readonly description: string
+  /**
+   * The value may hold a secret (a URL's password, a token): it is never printed, valid or
+   * not, so that a mistyped setting cannot put a password in a terminal or a log.
+   */
+  readonly secret?: true
   /** Throws a ConfigError saying what the value must be. */
   readonly parse: (raw: string) => T
 }
@@ -76,7 +81,10 @@ function readSetting<T>(setting: Setting<T>, env: Env): T {
     return setting.parse(raw)
   } catch (error) {
     const reason = error instanceof ConfigError ? error.message : String(error)
-    throw new ConfigError(`Invalid setting ${setting.name}=${JSON.stringify(raw)}: ${reason}`)
+    const shown = setting.secret
+      ? ' (its value is not shown: it may hold a secret)'
+      : `=${JSON.stringify(raw)}`
+    throw new ConfigError(`Invalid setting ${setting.name}${shown}: ${reason}`)
   }
 }
 

@@ -28,6 +28,7 @@ export const SETTINGS = {
     name: 'DATABASE_URL',
     default: '',
     description: `Unset: embedded SQLite in ${parsers.DEFAULT_SQLITE_FILE}. postgres://user@host:5432/db for PostgreSQL, or sqlite:PATH for another SQLite file.`,
+    secret: true,
     parse: parsers.databaseUrl,
   },
   databaseReadUrl: {
@@ -35,7 +36,16 @@ export const SETTINGS = {
     default: '',
     description:
       'Unset: every read from DATABASE_URL. postgres://… of a streaming replica: member search and the todo list read from it (a little behind the primary), falling back to the primary while it fails.',
+    secret: true,
     parse: parsers.optional(parsers.replicaUrl),
+  },
+  databasePassword: {
+    name: 'DATABASE_PASSWORD',
+    default: '',
+    description:
+      'Unset: the password of DATABASE_URL, if any. The PostgreSQL password as it is, any characters, for DATABASE_URL (and DATABASE_READ_URL) written without one: no percent-encoding needed.',
+    secret: true,
+    parse: parsers.optional(parsers.text),
   },
   dbPoolMax: {
     name: 'DB_POOL_MAX',
@@ -178,6 +188,7 @@ export const SETTINGS = {
     default: '',
     description:
       'With AUTH_ISSUER and AUTH_AUDIENCE (all three or none): the JSON Web Key Set of the OpenID Connect provider; /api/v1 then needs Authorization: Bearer <JWT> with the scopes of the operation.',
+    secret: true,
     parse: parsers.optional(parsers.httpUrl),
   },
   authIssuer: {
@@ -254,6 +265,7 @@ export const SETTINGS = {
     default: '',
     description:
       'redis://host:6379 to share the RATE_LIMIT counters between instances; unset: each instance counts alone. While Redis is unreachable requests are served unlimited (fail open), and /health/ready says so.',
+    secret: true,
     parse: parsers.optional(parsers.redisUrl),
   },
   otlpEndpoint: {
@@ -261,6 +273,7 @@ export const SETTINGS = {
     default: '',
     description:
       "Unset: no tracing. The OTLP endpoint (e.g. http://collector:4318) to send OpenTelemetry traces to; the SDK's other standard variables (OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, OTEL_EXPORTER_OTLP_PROTOCOL, …) apply as documented by OpenTelemetry.",
+    secret: true,
     parse: parsers.optional(parsers.httpUrl),
   },
 } as const satisfies Record<string, Setting<unknown>>

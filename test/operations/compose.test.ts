@@ -1,4 +1,4 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,9 +7,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { loadConfig, SETTINGS } from '../../src/config/settings.js'
 import { imageFacts, PACKAGE_VERSION } from '../helpers/dockerfile.js'
-import { HAS_PGBOUNCER, PGBOUNCER } from '../helpers/pgbouncer.js'
+import {
+  COMPOSE,
+  COMPOSE_FILE,
+  compose,
+  FLEET_PASSWORDS,
+  type Fleet,
+  type FleetPgBouncer,
+  HAS_COMPOSE,
+  iniSection,
+  instancesOf,
+  PGBOUNCER_INI,
+  resolvedFleet,
+  type Service,
+  startFleetPgBouncer,
+} from '../helpers/fleet.js'
+import { HAS_PGBOUNCER } from '../helpers/pgbouncer.js'
 import { freePort } from '../helpers/ports.js'
 import { HAS_REDIS, REDIS_SERVER } from '../helpers/redis.js'
+import { pause } from '../helpers/time.js'
 
 /**
  * deploy/compose.yaml, the whole fleet in one command. Its images cannot be pulled here
@@ -20,60 +36,20 @@ import { HAS_REDIS, REDIS_SERVER } from '../helpers/redis.js'
  * files and arguments the fleet gives them.
  */
 
-const COMPOSE = '/usr/bin/docker-compose'
 const HAPROXY = '/usr/sbin/haproxy'
-const FILE = 'deploy/compose.yaml'
-const PASSWORD = 'compose-test-password'
+const FILE = COMPOSE_FILE
+const PASSWORD = FLEET_PASSWORDS.APP_DB_PASSWORD
 
-if (!existsSync(COMPOSE)) {
+if (!HAS_COMPOSE) {
   console.warn(`${FILE}: skipped, ${COMPOSE} is not installed (apt-get install docker-compose)`)
-}
-
-interface Service {
-  readonly image: string
-  readonly environment?: Record<string, string>
-  readonly command?: string[]
-  readonly entrypoint?: string[]
-  readonly volumes?: string[]
-  readonly stop_grace_period?: string
-}
-
-interface Resolved {
-  readonly services: Record<string, Service>
-}
-
-function compose(args: string[], env: Record<string, string> = { POSTGRES_PASSWORD: PASSWORD }) {
-  return spawnSync(COMPOSE, ['-f', FILE, ...args], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, ...env },
-  })
-}
-
-/** `docker-compose config`: the file validated, interpolated and written out in full. */
-function resolved(): Resolved {
-  const result = compose(['config'])
-  if (result.status !== 0) throw new Error(`${FILE} is invalid: ${result.stderr}`)
-  return parse(result.stdout) as Resolved
-}
-
-/** `key = value` lines of an ini section. */
-function iniSection(text: string, section: string): Record<string, string> {
-  const body = text.split(/^\[/m).find((part) => part.startsWith(`${section}]`)) ?? ''
-  return Object.fromEntries(
-    body
-      .split('\n')
-      .slice(1)
-      .filter((line) => /^\s*[^;#\s].*=/.test(line))
-      .map((line) => line.split(/=(.*)/s, 2).map((part) => part.trim()) as [string, string]),
-  )
 }
 
 const seconds = (duration: string) => Number(/^(\d+)s$/.exec(duration)?.[1] ?? Number.NaN)
 
-describe.skipIf(!existsSync(COMPOSE))(FILE, () => {
-  const fleet = existsSync(COMPOSE) ? resolved() : { services: {} }
-  const apis = Object.entries(fleet.services).filter(([name]) => /^api\d$/.test(name))
-  const pgbouncerIni = readFileSync('deploy/pgbouncer.ini', 'utf8')
+describe.skipIf(!HAS_COMPOSE)(FILE, () => {
+  const fleet: Fleet = HAS_COMPOSE ? resolvedFleet() : { services: {}, networks: {} }
+  const apis = instancesOf(fleet)
+  const pgbouncerIni = PGBOUNCER_INI
   const bouncer = iniSection(pgbouncerIni, 'pgbouncer')
 
   it('is a valid Compose file, and one with a mistake is not', () => {
@@ -93,7 +69,7 @@ describe.skipIf(!existsSync(COMPOSE))(FILE, () => {
       writeFileSync(join(broken, 'compose.yaml'), text)
       const result = spawnSync(COMPOSE, ['-f', join(broken, 'compose.yaml'), 'config', '-q'], {
         encoding: 'utf8',
-        env: { PATH: process.env.PATH, POSTGRES_PASSWORD: PASSWORD },
+        env: { PATH: process.env.PATH, ...FLEET_PASSWORDS },
       })
       expect(result.status).not.toBe(0)
       expect(result.stderr).toContain('restarts')
@@ -102,10 +78,55 @@ describe.skipIf(!existsSync(COMPOSE))(FILE, () => {
     }
   })
 
-  it('will not start without a database password', () => {
-    const result = compose(['config', '-q'], {})
-    expect(result.status).not.toBe(0)
-    expect(result.stderr).toContain('set POSTGRES_PASSWORD')
+  it('will not start without either database password', () => {
+    for (const name of Object.keys(FLEET_PASSWORDS)) {
+      const result = compose(['config', '-q'], { ...FLEET_PASSWORDS, [name]: '' })
+      expect(result.status, name).not.toBe(0)
+      expect(result.stderr).toContain(`set ${name}`)
+    }
+  })
+
+  it('gives the service its own role’s password apart from the URL, never the superuser’s', () => {
+    for (const [, api] of apis) {
+      const environment = api.environment ?? {}
+      expect(new URL(environment.DATABASE_URL ?? '').password).toBe('')
+      expect(environment.DATABASE_PASSWORD).toBe(FLEET_PASSWORDS.APP_DB_PASSWORD)
+      expect(JSON.stringify(api)).not.toContain(FLEET_PASSWORDS.POSTGRES_PASSWORD)
+    }
+    const postgres = fleet.services.postgres as Service
+    expect(postgres.environment).toMatchObject({ POSTGRES_USER: 'postgres', POSTGRES_DB: 'todo' })
+    expect(postgres.volumes).toContainEqual(
+      expect.stringMatching(
+        /deploy\/postgres-init\.sh:\/docker-entrypoint-initdb\.d\/[\w-]+\.sh:ro$/,
+      ),
+    )
+  })
+
+  it('trusts HAProxy’s fixed address alone, and keeps /metrics off the port HAProxy forwards', () => {
+    const address = fleet.services.haproxy?.networks?.front?.ipv4_address ?? ''
+    const subnet = fleet.networks.front?.ipam?.config[0]?.subnet ?? ''
+    expect(subnet.split('.').slice(0, 3)).toEqual(address.split('.').slice(0, 3))
+    expect(subnet.endsWith('/24')).toBe(true)
+    for (const [, api] of apis) {
+      const config = loadConfig(api.environment ?? {})
+      expect(config.trustProxy).toEqual([address])
+      expect(config.metricsPort).toBeGreaterThan(0)
+      expect(config.metricsPort).not.toBe(config.port)
+    }
+  })
+
+  it('waits for healthy dependencies, bounds every log and every container’s memory', () => {
+    for (const name of ['postgres', 'pgbouncer', 'redis', 'haproxy']) {
+      expect(fleet.services[name]?.healthcheck?.test[0], name).toBe('CMD')
+    }
+    for (const [, api] of apis) {
+      expect(api.depends_on?.pgbouncer?.condition).toBe('service_healthy')
+      expect(api.depends_on?.redis?.condition).toBe('service_healthy')
+    }
+    for (const [name, service] of Object.entries(fleet.services)) {
+      expect(service.logging?.options?.['max-size'], name).toMatch(/^\d+m$/)
+      expect(service.mem_limit, name).toMatch(/^\d+[mg]$/)
+    }
   })
 
   it('runs three instances with settings the service accepts, through PgBouncer', () => {
@@ -120,7 +141,11 @@ describe.skipIf(!existsSync(COMPOSE))(FILE, () => {
       expect(config.database).toMatchObject({ kind: 'postgres', pooler: 'transaction' })
       const url = new URL(environment.DATABASE_URL ?? '')
       expect([url.hostname, url.port]).toEqual(['pgbouncer', bouncer.listen_port])
-      expect(decodeURIComponent(url.password)).toBe(PASSWORD)
+      expect(
+        decodeURIComponent(
+          new URL(config.database.kind === 'postgres' ? config.database.url : '').password,
+        ),
+      ).toBe(PASSWORD)
       expect(iniSection(pgbouncerIni, 'databases')[url.pathname.slice(1)]).toMatch(
         /^host=postgres port=5432 dbname=todo$/,
       )
@@ -143,6 +168,8 @@ describe.skipIf(!existsSync(COMPOSE))(FILE, () => {
     expect(text).toContain('context: ..\n    dockerfile: Dockerfile')
     for (const [, api] of apis) {
       expect(api.image).toBe(`todo-member-api:${PACKAGE_VERSION}`)
+      // Its labels name the release (the revision and repository come from the shell).
+      expect(api.build?.args?.VERSION).toBe(PACKAGE_VERSION)
       expect(loadConfig(api.environment ?? {}).port).toBe(imageFacts().port)
     }
   })
@@ -181,66 +208,41 @@ describe.skipIf(!existsSync(COMPOSE))(FILE, () => {
   )
 
   describe.skipIf(!HAS_PGBOUNCER)('PgBouncer with the fleet’s pgbouncer.ini', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'compose-pgbouncer-'))
-    let port = 0
-    let stop = () => {}
+    // A password with the characters a shell or the userlist's format might mangle.
+    const awkward = `${PASSWORD} "quoted" $HOME \\ %s`
+    let bouncer: FleetPgBouncer | undefined
     beforeAll(async () => {
-      port = await freePort()
-      // The entrypoint's own command writes the userlist from POSTGRES_PASSWORD.
-      const entrypoint = (fleet.services.pgbouncer as Service).entrypoint ?? []
-      // As Compose runs it: `$$` in the file is a `$` for the shell.
-      const script = (entrypoint[2] ?? '')
-        .replaceAll('$$', '$')
-        .replace(' && exec pgbouncer /etc/pgbouncer/pgbouncer.ini', '')
-      execFileSync(
-        '/bin/sh',
-        ['-c', script.replaceAll('/tmp/userlist.txt', join(dir, 'userlist.txt'))],
-        {
-          env: { POSTGRES_PASSWORD: PASSWORD },
-        },
-      )
-      // The file as it is but for where this run may listen and keep its files.
-      const ini = pgbouncerIni
-        .replace(/^listen_addr = .*$/m, 'listen_addr = 127.0.0.1')
-        .replace(/^listen_port = .*$/m, `listen_port = ${port}\nunix_socket_dir =`)
-        .replace(/^auth_file = .*$/m, `auth_file = ${join(dir, 'userlist.txt')}`)
-        // No database behind it: a login is tried on PgBouncer's own console.
-        .replace('[pgbouncer]', '[pgbouncer]\nadmin_users = todo')
-      writeFileSync(join(dir, 'pgbouncer.ini'), ini)
-      if (process.getuid?.() === 0) execFileSync('chown', ['-R', 'postgres', dir])
-      const asRoot = process.getuid?.() === 0 ? ['-u', 'postgres'] : []
-      const child = spawn(PGBOUNCER, [...asRoot, join(dir, 'pgbouncer.ini')], { stdio: 'ignore' })
-      stop = () => child.kill('SIGTERM')
+      bouncer = await startFleetPgBouncer(fleet, awkward)
     })
-    afterAll(() => {
-      stop()
-      rmSync(dir, { recursive: true, force: true })
-    })
+    afterAll(() => bouncer?.stop())
 
     const attempt = async (password: string): Promise<string> => {
-      for (let tries = 0; ; tries += 1) {
-        const client = new pg.Client({
-          host: '127.0.0.1',
-          port,
-          user: 'todo',
-          password,
-          database: 'pgbouncer',
-          connectionTimeoutMillis: 5000,
-        })
-        try {
-          await client.connect()
-          await client.end()
-          return 'connected'
-        } catch (error) {
-          const message = (error as Error).message
-          if (!/ECONNREFUSED/.test(message) || tries > 50) return message
-          await new Promise((resolve) => setTimeout(resolve, 100))
-        }
+      const client = new pg.Client({
+        host: '127.0.0.1',
+        port: bouncer?.port,
+        user: 'todo',
+        password,
+        database: 'pgbouncer',
+        connectionTimeoutMillis: 5000,
+      })
+      try {
+        await client.connect()
+        await client.end()
+        return 'connected'
+      } catch (error) {
+        return (error as Error).message
       }
     }
 
+    it('is healthy by the fleet’s own check', () => {
+      const [, program, ...args] = fleet.services.pgbouncer?.healthcheck?.test ?? []
+      const port = args.indexOf('-p') + 1
+      args[port] = String(bouncer?.port)
+      expect(spawnSync(program ?? '', args).status).toBe(0)
+    })
+
     it('takes the password the entrypoint writes, and refuses another', async () => {
-      expect(await attempt(PASSWORD)).toBe('connected')
+      expect(await attempt(awkward)).toBe('connected')
       expect(await attempt('not-the-password')).toMatch(/SASL authentication failed/)
     })
   })
@@ -255,12 +257,16 @@ describe.skipIf(!existsSync(COMPOSE))(FILE, () => {
       { stdio: 'ignore' },
     )
     try {
+      // The fleet's own healthcheck, pointed at this run's port.
+      const [, program, ...args] = fleet.services.redis?.healthcheck?.test ?? []
       let answer = ''
       for (let tries = 0; answer === '' && tries < 50; tries += 1) {
-        answer = spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout
+        answer = spawnSync(program ?? '', ['-p', String(port), ...args], {
+          encoding: 'utf8',
+        }).stdout
         if (!answer.startsWith('PONG')) {
           answer = ''
-          await new Promise((resolve) => setTimeout(resolve, 100))
+          await pause(100)
         }
       }
       expect(answer.trim()).toBe('PONG')

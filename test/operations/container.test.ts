@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -226,6 +229,33 @@ describe.skipIf(IMAGE === undefined)(`The container image ${IMAGE ?? ''}`, () =>
     },
     CONTAINER_TEST.timeout,
   )
+
+  it('names the data folder, the image’s user and the fix when that user cannot write it', async () => {
+    // A host folder of root's, mode 755, as the data volume: the image's user may not write.
+    const folder = mkdtempSync(join(tmpdir(), 'container-data-'))
+    try {
+      chmodSync(folder, 0o755)
+      const failed = await podmanOutput([
+        'run',
+        '--rm',
+        '--network=none',
+        `--volume=${folder}:${FACTS.volumes[0]}`,
+        IMAGE as string,
+      ]).then(
+        () => undefined,
+        (error: { code?: unknown; stderr?: string }) => error,
+      )
+      expect(failed?.code).toBe(1)
+      const lines = (failed?.stderr ?? '').trim().split('\n')
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(/^Could not start: DATABASE_URL \(SQLite file /)
+      expect(lines[0]).toContain(`the folder ${FACTS.volumes[0]} (owner 0:0, mode 755)`)
+      expect(lines[0]).toContain(`uid ${FACTS.uid}, gid ${FACTS.gid}`)
+      expect(lines[0]).toMatch(/Fix: give the service's user .* write access to \/app\/data/)
+    } finally {
+      rmSync(folder, { recursive: true, force: true })
+    }
+  })
 
   for (const target of DATABASES) {
     describe.skipIf(!target.available)(`on ${target.name}`, () => {

@@ -5,6 +5,7 @@ import { SqliteDialect } from 'kysely'
 import { MigrationLockDialect } from '../engine/migration-lock.js'
 import type { OpenedEngine } from '../engine/traits.js'
 import { DirectReadsDialect } from './direct-reads.js'
+import { sqliteAccessProblem } from './file-access.js'
 import { loadSqliteDriver } from './sqlite-driver.js'
 
 /**
@@ -46,8 +47,14 @@ export async function openSqlite(file: string, timeoutMs: number): Promise<Opene
   // Loaded only when configured: the other driver would only slow the start.
   const SqliteDatabase = await loadSqliteDriver()
   mkdirSync(dirname(file), { recursive: true })
-  const database = new SqliteDatabase(file)
-  database.pragma('journal_mode = WAL')
+  let database: SqliteDatabase.Database
+  try {
+    database = new SqliteDatabase(file)
+    // The first write: a file the service may read but not write fails here, not later.
+    database.pragma('journal_mode = WAL')
+  } catch (error) {
+    throw (error instanceof Error && sqliteAccessProblem(file, error)) || error
+  }
   // NORMAL is durable against process crashes in WAL mode; only an OS crash may lose the last commits.
   database.pragma('synchronous = NORMAL')
   database.pragma('foreign_keys = ON')

@@ -100,7 +100,9 @@ function postgresUrl(raw: string): string {
     decodeURIComponent(url.username)
     decodeURIComponent(url.password)
   } catch {
-    throw new ConfigError(`holds a % that starts no percent-encoding (write % as %25): ${ENCODE_PASSWORD}`)
+    throw new ConfigError(
+      `holds a % that starts no percent-encoding (write % as %25): ${ENCODE_PASSWORD}`,
+    )
   }
   return raw
 }

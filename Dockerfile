@@ -1,7 +1,8 @@
 # The service as a container image (docs/operations.md#container-image):
 #
 #   podman build --format docker -t todo-member-api:0.1.0 \
-#     --build-arg VERSION=0.1.0 --build-arg REVISION="$(git rev-parse HEAD)" .
+#     --build-arg VERSION=0.1.0 --build-arg REVISION="$(git rev-parse HEAD)" \
+#     --build-arg SOURCE="$(git config --get remote.origin.url)" .
 #
 # (`docker build` takes the same arguments, without --format.) The base images are build
 # arguments: the public Node.js 24 images by default. CI, which reaches no container
@@ -13,21 +14,31 @@ ARG BUILD_IMAGE=node:24-bookworm
 # ---- production dependencies --------------------------------------------------------------
 FROM ${BUILD_IMAGE} AS dependencies
 WORKDIR /app
-# Native addons compile against the headers of the image's own Node.js, with no download
-# (node-gyp reads npm_config_nodedir). That is better-sqlite3 12, the driver on Node.js 20,
-# unless a prebuilt one downloads; on 22 and later the service loads better-sqlite3 13,
-# which ships prebuilt (src/infra/db/sqlite/sqlite-driver.ts).
+# The SQLite driver for the image's Node.js (src/infra/db/sqlite/sqlite-driver.ts): on
+# Node-API 10 and later (Node.js 22.14+, the default 24) better-sqlite3 13, which ships
+# prebuilt, and better-sqlite3 12 is never loaded, so it is neither compiled nor kept. On
+# an older base (NODE_IMAGE and BUILD_IMAGE of Node.js 20) 12 is compiled against the
+# image's own headers, with no download (node-gyp reads npm_config_nodedir). Every other
+# install script runs as npm ci runs it, but those package.json's allowScripts refuses.
 ENV npm_config_nodedir=/usr/local
 COPY package.json package-lock.json ./
-# Then the runtime keeps only what runs: not the SQLite sources and object files the
-# compiler read and wrote (some 40 MB), nor better-sqlite3 13's binaries for other systems
-# (some 15 MB; this is a glibc Linux image).
-RUN npm ci --omit=dev --no-audit --no-fund \
-  && rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/src \
-    node_modules/better-sqlite3/build/Release/obj node_modules/better-sqlite3/build/Release/obj.target \
-    node_modules/better-sqlite3/build/Release/.deps node_modules/better-sqlite3/build/Release/sqlite3.a \
-    node_modules/better-sqlite3/build/Release/test_extension.node \
-    node_modules/better-sqlite3-napi/deps node_modules/better-sqlite3-napi/src \
+COPY scripts/install-scripts.mjs scripts/
+# Then the runtime keeps only what runs: not SQLite's sources and object files (some 40 MB),
+# nor better-sqlite3 13's binaries for other systems (some 15 MB; this is a glibc Linux image).
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts \
+  && napi10="$(node -p 'Number(process.versions.napi) >= 10')" \
+  && set -- $(node scripts/install-scripts.mjs --omit=dev \
+    $([ "$napi10" = true ] && echo --except=better-sqlite3)) \
+  && if [ $# -gt 0 ]; then npm rebuild --no-audit --no-fund "$@"; fi \
+  && if [ "$napi10" = true ]; then \
+    rm -rf node_modules/better-sqlite3; \
+  else \
+    rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/src \
+      node_modules/better-sqlite3/build/Release/obj node_modules/better-sqlite3/build/Release/obj.target \
+      node_modules/better-sqlite3/build/Release/.deps node_modules/better-sqlite3/build/Release/sqlite3.a \
+      node_modules/better-sqlite3/build/Release/test_extension.node; \
+  fi \
+  && rm -rf node_modules/better-sqlite3-napi/deps node_modules/better-sqlite3-napi/src \
   && find node_modules/better-sqlite3-napi/prebuilds -name '*.node' \
     ! -name "$(node -p 'process.platform + "-" + process.arch').node" -delete
 

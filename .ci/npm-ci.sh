@@ -18,12 +18,7 @@ binary="node_modules/$package/build/Release/better_sqlite3.node"
 npm ci --no-audit --no-fund --ignore-scripts
 # The packages with install scripts, as the lockfile lists them, but the driver and those
 # that package.json's allowScripts refuses (as npm 12 would).
-mapfile -t scripted < <(node -e '
-  const { allowScripts = {} } = require("./package.json")
-  for (const [path, entry] of Object.entries(require("./package-lock.json").packages)) {
-    const name = path.replace(/^.*node_modules\//, "")
-    if (entry.hasInstallScript && name !== "'"$package"'" && allowScripts[name] !== false) console.log(name)
-  }')
+mapfile -t scripted < <(node scripts/install-scripts.mjs --except="$package")
 [ "${#scripted[@]}" -eq 0 ] || npm rebuild --no-audit --no-fund "${scripted[@]}" >/dev/null
 
 key="$(node -e '

@@ -36,9 +36,16 @@ started=$SECONDS
 # --format docker: OCI images have no HEALTHCHECK.
 mkdir -p test-output
 log=test-output/container-build.log
+# The repository it was built from, as a URL: a clone's origin (a folder becomes file://).
+source_url="$(git config --get remote.origin.url || true)"
+case "$source_url" in
+  /*) source_url="file://$source_url" ;;
+  '') source_url="file://$PWD" ;;
+esac
 # shellcheck disable=SC2086
 podman build --network=host --jobs=2 --layers --format docker $base_args \
   --build-arg VERSION="$version" --build-arg REVISION="$(git rev-parse HEAD)" \
+  --build-arg SOURCE="$source_url" \
   --tag "$image" . >"$log" 2>&1 || {
   tail -n 60 "$log" >&2
   echo "podman build failed: the whole log is $log" >&2

@@ -21,6 +21,8 @@ export interface HttpOptions {
   readonly agent?: Agent
   /** Fails the request when no answer has come by then. */
   readonly timeoutMs?: number
+  /** The address to connect from (any of 127.0.0.0/8 on Linux): another client. */
+  readonly localAddress?: string
 }
 
 /**
@@ -44,10 +46,10 @@ export function http(
   // Node's client frames no body of GET/HEAD/DELETE/OPTIONS by itself; say its length.
   if (payload !== undefined) headers['content-length'] ??= Buffer.byteLength(payload)
   return new Promise((resolve, reject) => {
-    const { agent } = options
+    const { agent, localAddress } = options
     const req = httpRequest(
       new URL(path, baseUrl),
-      { method, headers, ...(agent && { agent }) },
+      { method, headers, ...(agent && { agent }), ...(localAddress && { localAddress }) },
       (res) => {
         const chunks: Buffer[] = []
         res.on('data', (chunk: Buffer) => chunks.push(chunk))

@@ -166,6 +166,7 @@ describe.skipIf(IMAGE === undefined)(`The container image ${IMAGE ?? ''}`, () =>
     }
     expect(labels['org.opencontainers.image.version']).toBe(PACKAGE_VERSION)
     expect(labels['org.opencontainers.image.revision']).toMatch(/^[0-9a-f]{40}$/)
+    expect(URL.canParse(labels['org.opencontainers.image.source'] ?? '')).toBe(true)
     expect(await inspect(IMAGE as string, '{{.Config.User}}', 'image')).toBe(FACTS.user)
     expect(
       JSON.parse(await inspect(IMAGE as string, '{{json .Config.Entrypoint}}', 'image')),
@@ -193,6 +194,10 @@ describe.skipIf(IMAGE === undefined)(`The container image ${IMAGE ?? ''}`, () =>
         `find ${FACTS.workdir} -xdev -name '*.ts' ! -name '*.d.ts' ! -name '*.d.mts' ! -name '*.d.cts' ! -path '*/node_modules/*' -print`,
       ),
     ).toBe('')
+    // One SQLite driver, the one the image's Node.js loads (Node-API 10: better-sqlite3 13).
+    expect(await inImage(`ls ${FACTS.workdir}/node_modules | grep '^better-sqlite3'`)).toBe(
+      'better-sqlite3-napi',
+    )
     // What runs is there: the bundle and the web app.
     expect(
       await inImage(`cd ${FACTS.workdir} && ls dist/server.js dist/service.js dist/web/index.html`),

@@ -6,7 +6,7 @@ import { serverPerSuite } from '../helpers/server.js'
 describe('request log on sqlite', () => {
   const suite = serverPerSuite(SQLITE_TARGET)
 
-  it('writes exactly one JSON line per request: track, method, route template, status, duration', async () => {
+  it('writes exactly one JSON line per request: track, method, route template, status, duration, client', async () => {
     const created = await suite.server.request('POST', '/api/v1/todos', {
       headers: { 'x-track': 'log-test-1' },
       body: { todoTitle: 'logged' },
@@ -17,13 +17,14 @@ describe('request log on sqlite', () => {
     })
     const lines = suite.server.logs.filter((line) => String(line.track).startsWith('log-test-'))
     expect(
-      lines.map(({ track, method, route, status, msg, level }) => ({
+      lines.map(({ track, method, route, status, msg, level, client }) => ({
         track,
         method,
         route,
         status,
         msg,
         level,
+        client,
       })),
     ).toEqual([
       {
@@ -33,6 +34,7 @@ describe('request log on sqlite', () => {
         status: 201,
         msg: 'request completed',
         level: 30,
+        client: '127.0.0.1',
       },
       {
         track: 'log-test-2',
@@ -41,6 +43,7 @@ describe('request log on sqlite', () => {
         status: 200,
         msg: 'request completed',
         level: 30,
+        client: '127.0.0.1',
       },
     ])
     for (const line of lines) expect(typeof line.durationMs).toBe('number')

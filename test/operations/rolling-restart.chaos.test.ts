@@ -1,8 +1,8 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { Agent } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type IsolatedDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
+import { HAS_HAPROXY, type RunningHaproxy, startHaproxy } from '../helpers/haproxy.js'
 import { type HttpResponse, http } from '../helpers/http.js'
 import { freePort } from '../helpers/ports.js'
 import {
@@ -21,15 +21,7 @@ import {
  * ROLLING_DRAIN_MS=0 runs the same test without the drain, to watch it fail.
  */
 
-const HAPROXY = '/usr/sbin/haproxy'
-const hasHaproxy = (() => {
-  try {
-    execFileSync(HAPROXY, ['-v'], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-})()
+const hasHaproxy = HAS_HAPROXY
 const available = POSTGRES_TARGET.available && hasHaproxy
 if (!available) {
   console.log(
@@ -68,8 +60,7 @@ describe.skipIf(!available)('Rolling restart behind HAProxy on postgres', () => 
   let database: IsolatedDatabase
   const ports: number[] = []
   const instances: ServerProcess[] = []
-  let haproxy: ChildProcess | undefined
-  const haproxyOutput: string[] = []
+  let haproxy: RunningHaproxy | undefined
   let frontend = 0
 
   const startInstance = (port: number) =>
@@ -83,22 +74,11 @@ describe.skipIf(!available)('Rolling restart behind HAProxy on postgres', () => 
     database = await POSTGRES_TARGET.create()
     for (let index = 0; index < INSTANCES; index += 1) ports.push(await freePort())
     for (const port of ports) instances.push(await startInstance(port))
-    frontend = await freePort()
-    haproxy = spawn(HAPROXY, ['-f', 'deploy/haproxy.cfg', '-db'], {
-      env: {
-        ...process.env,
-        FRONTEND_BIND: `127.0.0.1:${frontend}`,
-        ...Object.fromEntries(ports.map((port, index) => [`APP${index + 1}`, `127.0.0.1:${port}`])),
-        RETRIES: '0',
-        CHECK_INTER: CHECK.inter,
-        CHECK_FALL: CHECK.fall,
-        CHECK_RISE: CHECK.rise,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    for (const stream of [haproxy.stdout, haproxy.stderr]) {
-      stream?.on('data', (chunk: Buffer) => haproxyOutput.push(...chunk.toString().split('\n')))
-    }
+    haproxy = await startHaproxy(
+      ports.map((port) => `127.0.0.1:${port}`),
+      { RETRIES: '0', CHECK_INTER: CHECK.inter, CHECK_FALL: CHECK.fall, CHECK_RISE: CHECK.rise },
+    )
+    frontend = haproxy.port
     // Every instance in rotation: each answers through the balancer in turn.
     const agent = new Agent({ keepAlive: false })
     const deadline = Date.now() + 15_000
@@ -108,14 +88,14 @@ describe.skipIf(!available)('Rolling restart behind HAProxy on postgres', () => 
       )
       if (answers.every((answer) => answer?.status === 200)) break
       if (Date.now() > deadline) {
-        throw new Error(`HAProxy did not come up:\n${haproxyOutput.join('\n')}`)
+        throw new Error(`HAProxy did not come up:\n${haproxy.output.join('\n')}`)
       }
       await new Promise((resolve) => setTimeout(resolve, 200))
     }
   }, 120_000)
 
   afterAll(async () => {
-    haproxy?.kill('SIGKILL')
+    haproxy?.stop()
     await killLeftoverProcesses()
     await database?.drop()
   })

@@ -8,8 +8,10 @@ export interface AnswerCounter {
 /**
  * Each answer, once it is sent: counted, by the request metrics, under its route template
  * ('unmatched' for none), and logged as one JSON line carrying the X-Track id as `track`.
- * The route is the template (`/api/v1/todos/:todoId`), never the raw URL. Request bodies
- * are never logged; failures are logged once, by the error handler.
+ * The route is the template (`/api/v1/todos/:todoId`), never the raw URL; `client` is
+ * the client's address as TRUST_PROXY reads it (the one the rate limit counts), for an
+ * operator following abuse. Request bodies are never logged; failures are logged once, by
+ * the error handler.
  *
  * Fastify calls `requestCompleted` right after the onResponse hooks, for every answer;
  * counting here rather than in a hook lets a request skip the onResponse hook runner.
@@ -44,6 +46,7 @@ export class RequestLog extends LogController {
         route: route ?? null,
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime * 10) / 10,
+        client: request.ip,
       },
       'request completed',
     )

@@ -2,6 +2,7 @@ import type { Config } from './config/settings.js'
 import { BackupFileError } from './infra/db/backup/database-file.js'
 import { backUpSqlite } from './infra/db/backup/sqlite-backup.js'
 import { restoreSqlite } from './infra/db/backup/sqlite-restore.js'
+import { migrate } from './migrate-command.js'
 import { MIGRATIONS } from './resources/index.js'
 import { databaseSetting } from './start-failure.js'
 
@@ -13,31 +14,40 @@ const KNOWN_MIGRATIONS = Object.keys(MIGRATIONS)
  * so that wherever the service runs (a container holding node and the build) its backup
  * runs too, with the same settings (DATABASE_URL unset: the default SQLite file). Each
  * prints one line: what it wrote, or why it did not and what to do, and exits 0 or 1.
- * PostgreSQL has its own tools (docs/operations.md#backup-and-restore).
+ * PostgreSQL has its own tools (docs/operations.md#backup-and-restore). `migrate`, on
+ * either database, is migrate-command.ts's.
  */
 
-export type CommandName = 'backup' | 'restore'
+export type CommandName = 'migrate' | FileCommandName
+
+/** The commands that copy a SQLite file, named by their one argument. */
+type FileCommandName = 'backup' | 'restore'
 
 export interface Command {
   readonly name: CommandName
   readonly args: readonly string[]
 }
 
-export const COMMANDS_HELP = `Commands, on the SQLite database (PostgreSQL: pg_dump and pg_restore, docs/operations.md#backup-and-restore):
+export const COMMANDS_HELP = `Commands, with the service's settings (each prints one line and exits 0 or 1):
+  node dist/server.js migrate        applies the migrations the database lacks, as a start does, and serves nothing
+On the SQLite database (PostgreSQL: pg_dump and pg_restore, docs/operations.md#backup-and-restore):
   node dist/server.js backup FILE    writes a consistent copy of the database to FILE while the service runs
   node dist/server.js restore FILE   replaces the database with the backup FILE; stop the service first`
 
-const USAGE = 'node dist/server.js backup FILE, node dist/server.js restore FILE'
+const USAGE =
+  'node dist/server.js migrate, node dist/server.js backup FILE, node dist/server.js restore FILE'
 
 /** The command the arguments name; undefined: none, serve. A word that names none is an error. */
 export function commandOf(args: readonly string[]): Command | string | undefined {
   const [first, ...rest] = args
   if (first === undefined || first.startsWith('-')) return undefined
-  if (first === 'backup' || first === 'restore') return { name: first, args: rest }
+  if (first === 'migrate' || first === 'backup' || first === 'restore') {
+    return { name: first, args: rest }
+  }
   return `Unknown command "${first}". Use: ${USAGE}; or no argument, to serve.`
 }
 
-const VERBS: Record<CommandName, string> = { backup: 'back up', restore: 'restore' }
+const VERBS: Record<FileCommandName, string> = { backup: 'back up', restore: 'restore' }
 const FROM_BACKUP = 'name a file written by "node dist/server.js backup".'
 const AS_SERVICE_USER =
   "run the command as the service's user, who can read the database and write its folder and the backup's."
@@ -48,7 +58,7 @@ const WITH_SERVICE_SETTINGS =
   "DATABASE_URL must name the service's SQLite file: run the command with the service's settings, in its working folder."
 
 /** What to do about a failure, by what it concerns and what went wrong. */
-function fixFor(error: BackupFileError, command: CommandName): string {
+function fixFor(error: BackupFileError, command: FileCommandName): string {
   const ofBackup = error.role === 'backup'
   switch (error.problem) {
     case 'in-use':
@@ -91,7 +101,7 @@ function fixFor(error: BackupFileError, command: CommandName): string {
 /** One line for the operator: what could not be done, to which file, why, and the fix. */
 export function describeCommandFailure(
   error: BackupFileError,
-  command: CommandName,
+  command: FileCommandName,
   config: Config,
 ): string {
   const subject = error.role === 'database' ? databaseSetting(config) : `backup ${error.path}`
@@ -101,6 +111,11 @@ export function describeCommandFailure(
 
 /** Runs the command and prints its one line; resolves to the exit code. */
 export async function runCommand({ name, args }: Command, config: Config): Promise<number> {
+  if (name === 'migrate') {
+    if (args.length === 0) return migrate(config)
+    console.error(`migrate takes no argument. Use: ${USAGE}.`)
+    return 1
+  }
   const [file, ...extra] = args
   if (file === undefined || file === '' || extra.length > 0) {
     console.error(`${name} takes one file. Use: ${USAGE}.`)

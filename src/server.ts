@@ -28,7 +28,7 @@ try {
   process.exit(1)
 }
 
-// backup FILE, restore FILE: the command's work with the service's settings, then exit.
+// migrate, backup FILE, restore FILE: the command's work with the service's settings, then exit.
 if (command) process.exit(await runCommand(command, config))
 
 /** One line naming the setting, the cause and the fix; the whole error at LOG_LEVEL=debug. */

@@ -18,11 +18,26 @@ export class MigrationLockDialect extends DialectDecorator {
 
   override createAdapter(): DialectAdapter {
     const acquire = this.acquire
+    // Kysely releases the lock in a `finally`, also after `acquire` failed (a lock wait
+    // past DB_TIMEOUT). Then nothing is held, and a COMMIT would fail on SQLite ("no
+    // transaction is active") in place of the error that says why: it is skipped.
+    const notHeld = new WeakSet<Kysely<unknown>>()
     return Object.assign(Object.create(super.createAdapter()) as DialectAdapter, {
       acquireMigrationLock: async (db: Kysely<unknown>) => {
-        for (const statement of acquire) await sql.raw(statement).execute(db)
+        try {
+          for (const statement of acquire) await sql.raw(statement).execute(db)
+        } catch (error) {
+          notHeld.add(db)
+          // PostgreSQL's transaction is open, and aborted; SQLite's never began.
+          await sql
+            .raw('rollback')
+            .execute(db)
+            .catch(() => undefined)
+          throw error
+        }
       },
       releaseMigrationLock: async (db: Kysely<unknown>) => {
+        if (notHeld.delete(db)) return
         await sql.raw('commit').execute(db)
       },
     })

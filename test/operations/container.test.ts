@@ -243,6 +243,7 @@ describe.skipIf(IMAGE === undefined)(`The container image ${IMAGE ?? ''}`, () =>
       const failed = await podmanOutput([
         'run',
         '--rm',
+        '--no-healthcheck',
         '--network=none',
         `--volume=${folder}:${FACTS.volumes[0]}`,
         IMAGE as string,

@@ -13,7 +13,7 @@ const KNOWN_MIGRATIONS = Object.keys(MIGRATIONS)
  * so that wherever the service runs (a container holding node and the build) its backup
  * runs too, with the same settings (DATABASE_URL unset: the default SQLite file). Each
  * prints one line: what it wrote, or why it did not and what to do, and exits 0 or 1.
- * PostgreSQL has its own tools (docs/operations.md#backup-and-restore).
+ * PostgreSQL has its own tools (docs/operations/databases.md#backup-and-restore).
  */
 
 export type CommandName = 'backup' | 'restore'
@@ -23,7 +23,7 @@ export interface Command {
   readonly args: readonly string[]
 }
 
-export const COMMANDS_HELP = `Commands, on the SQLite database (PostgreSQL: pg_dump and pg_restore, docs/operations.md#backup-and-restore):
+export const COMMANDS_HELP = `Commands, on the SQLite database (PostgreSQL: pg_dump and pg_restore, docs/operations/databases.md#backup-and-restore):
   node dist/server.js backup FILE    writes a consistent copy of the database to FILE while the service runs
   node dist/server.js restore FILE   replaces the database with the backup FILE; stop the service first`
 
@@ -84,7 +84,7 @@ function fixFor(error: BackupFileError, command: CommandName): string {
     case 'SQLITE_CORRUPT':
       return ofBackup ? EARLIER_BACKUP : DAMAGED_DATABASE
     default:
-      return 'see the cause above; docs/operations.md#backup-and-restore shows the procedure.'
+      return 'see the cause above; docs/operations/databases.md#backup-and-restore shows the procedure.'
   }
 }
 
@@ -109,7 +109,7 @@ export async function runCommand({ name, args }: Command, config: Config): Promi
   const { database } = config
   if (database.kind !== 'sqlite') {
     console.error(
-      `Could not ${VERBS[name]}: ${databaseSetting(config)}: this command copies SQLite files only. Fix: use pg_dump and pg_restore, as docs/operations.md#backup-and-restore shows.`,
+      `Could not ${VERBS[name]}: ${databaseSetting(config)}: this command copies SQLite files only. Fix: use pg_dump and pg_restore, as docs/operations/databases.md#backup-and-restore shows.`,
     )
     return 1
   }

@@ -1,4 +1,4 @@
-# The service as a container image (docs/operations.md#container-image):
+# The service as a container image (docs/operations/running.md#the-container-image):
 #
 #   podman build --format docker -t todo-member-api:0.1.0 \
 #     --build-arg VERSION=0.1.0 --build-arg REVISION="$(git rev-parse HEAD)" \
@@ -89,7 +89,7 @@ EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Exec form: node is PID 1 and gets SIGTERM itself; it finishes the requests in flight,
-# closes the database and exits 0 (docs/operations.md#stopping). Node's flags are
+# closes the database and exits 0 (docs/operations/lifecycle.md#stopping). Node's flags are
 # scripts/node-flags.mjs's, as npm start's, and so is its environment: libuv's thread
 # pool, where password hashes run, sized before any of the service's code runs.
 ENV UV_THREADPOOL_SIZE=2

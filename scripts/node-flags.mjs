@@ -13,7 +13,7 @@
  * --max-old-space-size=256: by default V8 sizes the old generation from the machine's
  *   memory and lets garbage reach about four times what is alive before a full
  *   collection; with this ceiling, about twice, so peak RSS under hostile load stays far
- *   lower (docs/operations.md#memory-the-node-flags).
+ *   lower (docs/operations/capacity.md#memory-the-node-flags).
  */
 export const NODE_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=256']
 

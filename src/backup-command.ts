@@ -14,7 +14,7 @@ const KNOWN_MIGRATIONS = Object.keys(MIGRATIONS)
  * so that wherever the service runs (a container holding node and the build) its backup
  * runs too, with the same settings (DATABASE_URL unset: the default SQLite file). Each
  * prints one line: what it wrote, or why it did not and what to do, and exits 0 or 1.
- * PostgreSQL has its own tools (docs/operations.md#backup-and-restore). `migrate`, on
+ * PostgreSQL has its own tools (docs/operations/databases.md#backup-and-restore). `migrate`, on
  * either database, is migrate-command.ts's.
  */
 
@@ -30,7 +30,7 @@ export interface Command {
 
 export const COMMANDS_HELP = `Commands, with the service's settings (each prints one line and exits 0 or 1):
   node dist/server.js migrate        applies the migrations the database lacks, as a start does, and serves nothing
-On the SQLite database (PostgreSQL: pg_dump and pg_restore, docs/operations.md#backup-and-restore):
+On the SQLite database (PostgreSQL: pg_dump and pg_restore, docs/operations/databases.md#backup-and-restore):
   node dist/server.js backup FILE    writes a consistent copy of the database to FILE while the service runs
   node dist/server.js restore FILE   replaces the database with the backup FILE; stop the service first`
 
@@ -94,7 +94,7 @@ function fixFor(error: BackupFileError, command: FileCommandName): string {
     case 'SQLITE_CORRUPT':
       return ofBackup ? EARLIER_BACKUP : DAMAGED_DATABASE
     default:
-      return 'see the cause above; docs/operations.md#backup-and-restore shows the procedure.'
+      return 'see the cause above; docs/operations/databases.md#backup-and-restore shows the procedure.'
   }
 }
 
@@ -124,7 +124,7 @@ export async function runCommand({ name, args }: Command, config: Config): Promi
   const { database } = config
   if (database.kind !== 'sqlite') {
     console.error(
-      `Could not ${VERBS[name]}: ${databaseSetting(config)}: this command copies SQLite files only. Fix: use pg_dump and pg_restore, as docs/operations.md#backup-and-restore shows.`,
+      `Could not ${VERBS[name]}: ${databaseSetting(config)}: this command copies SQLite files only. Fix: use pg_dump and pg_restore, as docs/operations/databases.md#backup-and-restore shows.`,
     )
     return 1
   }

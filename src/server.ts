@@ -114,7 +114,8 @@ function close(signal: NodeJS.Signals): void {
 /**
  * The drain phase first, when SHUTDOWN_DRAIN is set: not ready, still serving every
  * request (new connections too), each answer closing its connection, so that a load
- * balancer takes the instance out before it stops accepting (docs/operations.md).
+ * balancer takes the instance out before it stops accepting
+ * (docs/operations/lifecycle.md#draining-behind-a-load-balancer).
  */
 function stop(signal: NodeJS.Signals): void {
   if (config.shutdownDrainMs === 0) {

@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest'
 
 /**
  * Every path of this repository that the manual (README.md, docs/) or a source comment
- * names exists, and every link between the manual's pages reaches a heading that is
- * there: a file that moved cannot leave a reader looking for it.
+ * names exists, every relative link of the manual reaches its file from the page it is
+ * on, and every link between the manual's pages reaches a heading that is there: a file
+ * that moved cannot leave a reader looking for it.
  */
 
 const ROOT = resolve('.')
@@ -23,6 +24,8 @@ const PATH =
   /(?<![\w@:/.-])((?:\.{1,2}\/)?(?:[\w.-]+\/)*\w[\w.-]*\.(?:ts|tsx|mts|mjs|js|md|json|yaml|yml|cfg|ini|sh|conf|css|html))(?![\w/-])/g
 /** A markdown link to a page of the manual, with its anchor. */
 const LINK = /\]\(((?!https?:)[^)#\s]*\.md)?(#[^)\s]*)?\)/g
+/** A markdown link to any file of the repository, relative to the page. */
+const FILE_LINK = /\]\(((?![a-z]+:)[^)#\s]+)(?:#[^)\s]*)?\)/g
 
 function filesUnder(folder: string, keep: (name: string) => boolean): string[] {
   return readdirSync(folder, { recursive: true, encoding: 'utf8' })
@@ -103,6 +106,19 @@ describe('the paths the manual and the comments name', () => {
     expect(
       sources.flatMap((file) => missingPaths(file, commentsOf(readFileSync(file, 'utf8')))),
     ).toEqual([])
+  })
+
+  it('reach a file that is there, from the page itself, for every relative link', () => {
+    const broken = docs.flatMap((file) =>
+      [
+        ...readFileSync(file, 'utf8')
+          .replace(/```[\s\S]*?```/g, '')
+          .matchAll(FILE_LINK),
+      ]
+        .filter(([, target]) => !existsSync(resolve(dirname(file), target as string)))
+        .map(([link]) => `${relative(ROOT, file)}: ${link}`),
+    )
+    expect(broken).toEqual([])
   })
 
   it("reach a page and a heading that are there, for every link between the manual's pages", () => {

@@ -42,7 +42,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     image
       ? `Container image suite: running ${image} with podman.`
       : 'Container image suite: SKIPPED, TEST_CONTAINER_IMAGE is not set (.ci/run builds the ' +
-          'image and sets it; docs/operations.md#container-image).',
+          'image and sets it; docs/operations/running.md#the-container-image).',
   )
   // Every server a suite starts serves the web app from dist/web, and some run the bundle
   // (dist/server.js): both are built here, once, before suites run side by side.

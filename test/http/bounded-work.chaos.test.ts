@@ -65,7 +65,8 @@ const REFERENCE_SCAN_MS: Record<string, number> = { sqlite: 31, postgres: 63 }
 /**
  * Issue 23's bound was 300 MB; the source-map loader added some 6 MB. Without a ceiling
  * on V8's old generation, garbage made the peak vary from run to run; with the Node
- * flags production uses (FROM_BUILD), the peak is well under it (docs/operations.md).
+ * flags production uses (FROM_BUILD), the peak is well under it
+ * (docs/operations/capacity.md#memory-the-node-flags).
  */
 const PEAK_RSS_MB = 320
 const FLOOD_PATH = '/api/v1/openapi.json'

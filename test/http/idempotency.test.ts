@@ -4,6 +4,7 @@ import { DATABASES } from '../helpers/databases.js'
 import type { HttpOptions, HttpResponse } from '../helpers/http.js'
 import { countStatuses } from '../helpers/http.js'
 import { serverPerSuite } from '../helpers/server.js'
+import { pause } from '../helpers/time.js'
 import { addTrigger } from '../helpers/triggers.js'
 
 /**
@@ -218,6 +219,29 @@ for (const target of DATABASES) {
       // And the new outcome is the one kept from now on.
       const retry = await call('POST', '/todos', withKey(key, { todoTitle: 'Daily' }))
       expect(retry.headers.location).toBe(nextDay.headers.location)
+    })
+
+    it('deletes the keys past their 24 hours once it listens, and keeps the younger ones', async () => {
+      const [old, young] = [newKey(), newKey()]
+      await call('POST', '/todos', withKey(old, { todoTitle: 'Purged' }))
+      await call('POST', '/todos', withKey(young, { todoTitle: 'Kept' }))
+      await age(old, 24 * 60 * 60 * 1000 + 1000)
+      await age(young, 23 * 60 * 60 * 1000)
+      const stored = async () =>
+        (
+          await suite.database.query<{ idempotency_key: string }>(
+            `select idempotency_key from idempotency_key where idempotency_key in ('${old}', '${young}')`,
+          )
+        ).map((row) => row.idempotency_key)
+      expect((await stored()).sort()).toEqual([old, young].sort())
+      // The purge runs when the server starts listening, then hourly (src/app.ts).
+      await suite.restart()
+      let kept = await stored()
+      for (let waited = 0; kept.includes(old) && waited < 5_000; waited += 100) {
+        await pause(100)
+        kept = await stored()
+      }
+      expect(kept).toEqual([young])
     })
 
     it('frees a key whose request was cut off (a crash) once its lease has run out', async () => {

@@ -9,7 +9,7 @@ import { pause } from '../helpers/time.js'
 
 /**
  * The read-ahead of pipelining clients, all connections together (READ_AHEAD_MAX,
- * docs/operations.md#connections): Node parses every request of a read, up to 64 KiB of
+ * docs/operations/capacity.md#connections): Node parses every request of a read, up to 64 KiB of
  * them, and each costs some 2 KB until its turn. A connection whose requests would pass
  * the limit is closed at once, none of its waiting requests run, and counted in
  * http_pipelines_cut_total; a client that pipelines deeply and reads is served while

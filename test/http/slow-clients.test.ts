@@ -13,7 +13,7 @@ import { pause } from '../helpers/time.js'
  * http_slow_clients_disconnected_total; one that reads slowly, but reads, is served to
  * the end; an idle keep-alive connection times out as before; and what the service holds
  * for a client that pipelines without reading is bounded per connection
- * (docs/operations.md#connections). Raw connections over 127.0.0.1.
+ * (docs/operations/capacity.md#connections). Raw connections over 127.0.0.1.
  */
 
 /** The largest file the service serves: 1,684,244 bytes. */
@@ -78,7 +78,7 @@ describe(`SEND_TIMEOUT=${SEND_TIMEOUT_MS} (SQLite)`, () => {
     // 512 KiB every 250 ms for 3.5 s, of 13 MB; the kernel's buffers hold ~4 MB of it.
     // The service sees the client take bytes when the kernel has room again for what it
     // writes, about a third of its 4 MiB send buffer on loopback: a client must take that
-    // much within SEND_TIMEOUT to be seen taking any (docs/operations.md#connections).
+    // much within SEND_TIMEOUT to be seen taking any (docs/operations/capacity.md#connections).
     const client = openRaw(suite.server.baseUrl, bundleRequests(answers, true), {
       throttle: { bytes: 512 * 1024, intervalMs: 250, untilMs: 3500 },
       timeoutMs: 30_000,
@@ -121,7 +121,7 @@ describe('the bytes held for a client that pipelines and never reads (SQLite, a 
   const CONNECTIONS = 40
   const PIPELINED = 4000
   /**
-   * docs/operations.md#connections: at most 15 requests plus those of one 64 KiB read
+   * docs/operations/capacity.md#connections: at most 15 requests plus those of one 64 KiB read
    * are parsed ahead (923 of these 71-byte GETs), and the answer in progress (~300 KiB of
    * a file's buffers): under 5 MiB. Measured: ~1.8 to 2.0 MiB on Node 20, 3.8 to 4.2 MiB on
    * Node 24. Before the line's pause held, all 4,000 were parsed: ~6.8 MiB on Node 20.

@@ -15,7 +15,7 @@ import {
 import { pause } from '../helpers/time.js'
 
 /**
- * Log lines are written in batches of LOG_BUFFER bytes (docs/operations.md#logs). None
+ * Log lines are written in batches of LOG_BUFFER bytes (docs/operations/observing.md#logs). None
  * may be lost on the way out: each way is taken by the built server right after it has
  * answered REQUESTS requests, and every one of their lines must be on standard output
  * when it has exited. SIGKILL, which no process can act on, loses at most LOG_BUFFER bytes.

@@ -110,7 +110,7 @@ for (const target of DATABASES) {
       ]) {
         expect(samples(text, name).length).toBeGreaterThan(0)
       }
-      // Standard output took every line: none dropped (docs/operations.md#logs).
+      // Standard output took every line: none dropped (docs/operations/observing.md#logs).
       expect(samples(text, 'log_lines_dropped_total')).toEqual(['log_lines_dropped_total 0'])
     })
 

@@ -17,7 +17,7 @@ import { pause } from '../helpers/time.js'
  * Graceful shutdown of the real process (src/server.ts): SIGTERM/SIGINT stop accepting,
  * let requests in flight finish, close the database and exit 0; SHUTDOWN_TIMEOUT bounds
  * the wait (exit 1). Requests pipelined behind the answer in progress are not run, and
- * answers no client takes do not hold the stop up (docs/operations.md#stopping).
+ * answers no client takes do not hold the stop up (docs/operations/lifecycle.md#stopping).
  */
 
 const PROCESS_TEST = { timeout: 60_000 }

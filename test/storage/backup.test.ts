@@ -38,7 +38,7 @@ import { postgresProgram } from '../helpers/replica.js'
 import { pause } from '../helpers/time.js'
 
 /**
- * Backup and restore (docs/operations.md#backup-and-restore) on the built server, as
+ * Backup and restore (docs/operations/databases.md#backup-and-restore) on the built server, as
  * production runs it. A write load runs against the service; a backup is taken in its
  * middle (the server's `backup` command on SQLite, pg_dump on PostgreSQL), and the load
  * goes on a little after it. The backup is then restored into a fresh database (the
@@ -179,7 +179,7 @@ async function takeBackup(database: IsolatedDatabase, folder: string): Promise<T
 }
 
 /**
- * A fresh database holding the backup, as docs/operations.md restores it: the restore
+ * A fresh database holding the backup, as docs/operations/databases.md restores it: the restore
  * command into a new SQLite file; pg_restore into a new PostgreSQL database (of the
  * suite's schema, which the dump creates).
  */

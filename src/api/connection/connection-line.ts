@@ -151,7 +151,7 @@ export class ConnectionLine {
    * has left untaken, the same bytes for `sendTimeoutMs`, disconnect it. No bytes waiting
    * is a client that took everything, or a handler still at work, which is not the
    * client's doing. The kernel takes more only once it has sent about a third of its
-   * send buffer (docs/operations.md#connections), and Node sees it when a write of its
+   * send buffer (docs/operations/capacity.md#connections), and Node sees it when a write of its
    * own completes: until then the bytes waiting do not change.
    */
   sweep(nowMs: number, sendTimeoutMs: number): void {

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net'
  * with an error of its own ("aborted"), and its stream machinery reads that error's
  * stack. A client pipelining hundreds of requests and closing (or being closed past
  * READ_AHEAD_MAX) thus had the event loop capture and format hundreds of stack traces
- * at once, through the source maps (docs/operations.md#connections has what it cost).
+ * at once, through the source maps (docs/operations/capacity.md#connections has what it cost).
  * Nobody reads those errors (the client is gone), so while Node's own `close` listener
  * runs, stack traces are not captured: Error.stackTraceLimit is 0 from a listener put
  * before Node's to one put after it, both on the same synchronous `close` emit.

@@ -8,7 +8,7 @@ export type Scope = `${string}:${'read' | 'write'}`
 
 /**
  * The kinds of expensive work an instance admits in bounded numbers (bulkheads, see
- * docs/operations.md "Bounded work"): a route doing one may be answered 503 e.ex.fw.9005.
+ * docs/operations/capacity.md#bounded-work): a route doing one may be answered 503 e.ex.fw.9005.
  */
 export type Cost = 'search' | 'todo-list' | 'hashing'
 

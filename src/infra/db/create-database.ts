@@ -178,7 +178,7 @@ export async function createDatabase(
     dialect: new InstrumentedDialect(opened.dialect, { statements, calls }),
   })
   try {
-    await migrateToLatest(db, engine, migrations)
+    await migrateToLatest(db, engine, migrations, opened.migrationLock)
   } catch (error) {
     await db.destroy()
     throw error

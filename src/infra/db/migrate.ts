@@ -1,10 +1,21 @@
-import { type Kysely, type Migration, Migrator, sql } from 'kysely'
+import type { Kysely, Migration } from 'kysely'
 import { createIdempotencyKey } from '../idempotency/migrations/0003-create-idempotency-key.js'
+import type { MigrationLock, MigrationSession } from './engine/migration-lock.js'
 import type { EngineTraits } from './engine/traits.js'
 import type { DatabaseSchema } from './schema.js'
 
+/** One schema version as it runs: Kysely's migration and what this service's runner reads. */
+export interface ServiceMigration extends Migration {
+  /**
+   * Runs outside a transaction on PostgreSQL (CREATE INDEX CONCURRENTLY cannot run in
+   * one). Such a migration must finish what an interrupted run of it left, since nothing
+   * rolls that back. SQLite runs it in its lock's transaction like any other.
+   */
+  readonly outsideTransaction?: true
+}
+
 /** One schema version, built for the engine it runs on. */
-export type MigrationFactory = (engine: EngineTraits) => Migration
+export type MigrationFactory = (engine: EngineTraits) => ServiceMigration
 
 /** Schema versions by name. Names sort in application order; never rename or edit one. */
 export type Migrations = Readonly<Record<string, MigrationFactory>>
@@ -13,6 +24,9 @@ export type Migrations = Readonly<Record<string, MigrationFactory>>
 const SERVICE_MIGRATIONS: Migrations = {
   '0003-create-idempotency-key': createIdempotencyKey,
 }
+
+/** Names start with their number (0001-…): plain order, not the locale's. */
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /**
  * Every schema version: the service's own and each resource's, in name order. Two with
@@ -30,45 +44,114 @@ export function migrationsOf(
     if (numbers.has(number)) throw new Error(`Two migrations are numbered ${number}`)
     numbers.add(number)
   }
-  return Object.fromEntries(all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-}
-
-function built(migrations: Migrations, engine: EngineTraits): Record<string, Migration> {
-  return Object.fromEntries(
-    Object.entries(migrations).map(([name, factory]) => [name, factory(engine)]),
-  )
+  return Object.fromEntries(all.sort(([a], [b]) => byName(a, b)))
 }
 
 /**
- * Applies pending migrations, all in one transaction opened by the dialect's migration
- * lock (SQLite's write lock, a transaction-scoped advisory lock on PostgreSQL), so
- * instances starting together apply each migration exactly once.
+ * The history's tables, as Kysely's Migrator made them before this runner (databases of
+ * earlier releases have them): the names applied, and a lock table it no longer uses but
+ * an instance of the release before still expects.
+ */
+type History = {
+  kysely_migration: { name: string; timestamp: string }
+  kysely_migration_lock: { id: string; is_locked: number }
+}
+
+/** The service's tables and the history's: what the migrations' connection sees. */
+type Migrating = Kysely<DatabaseSchema & History>
+
+async function ensureHistory(db: Migrating): Promise<void> {
+  await db.schema
+    .createTable('kysely_migration')
+    .ifNotExists()
+    .addColumn('name', 'varchar(255)', (column) => column.notNull().primaryKey())
+    .addColumn('timestamp', 'varchar(255)', (column) => column.notNull())
+    .execute()
+  await db.schema
+    .createTable('kysely_migration_lock')
+    .ifNotExists()
+    .addColumn('id', 'varchar(255)', (column) => column.notNull().primaryKey())
+    .addColumn('is_locked', 'integer', (column) => column.notNull().defaultTo(0))
+    .execute()
+  const row = await db
+    .selectFrom('kysely_migration_lock')
+    .select('id')
+    .where('id', '=', 'migration_lock')
+    .executeTakeFirst()
+  if (!row) {
+    await db
+      .insertInto('kysely_migration_lock')
+      .values({ id: 'migration_lock', is_locked: 0 })
+      .execute()
+  }
+}
+
+/**
+ * The migrations to apply, in order. A database that names a migration this release
+ * does not know was migrated by a newer release; one that lacks a migration older than
+ * one it has is out of order. Both are refused before anything is applied.
+ */
+function pendingOf(migrations: Migrations, applied: readonly string[]): string[] {
+  const unknown = applied.filter((name) => !Object.hasOwn(migrations, name)).sort(byName)
+  if (unknown.length > 0) {
+    throw new Error(
+      `The database has migration ${unknown.join(', ')}, which this release does not know: a newer release migrated it. Run that release, or restore a backup taken before the upgrade.`,
+    )
+  }
+  const last = [...applied].sort(byName).at(-1)
+  const pending = Object.keys(migrations)
+    .filter((name) => !applied.includes(name))
+    .sort(byName)
+  const skipped = pending.find((name) => last !== undefined && name < last)
+  if (skipped !== undefined) {
+    throw new Error(`Migration ${skipped} was never applied, but ${last}, a later one, was.`)
+  }
+  return pending
+}
+
+async function applyPending(
+  session: MigrationSession<DatabaseSchema>,
+  engine: EngineTraits,
+  migrations: Migrations,
+): Promise<void> {
+  const db = session.db.withTables<History>()
+  await ensureHistory(db)
+  const applied = (await db.selectFrom('kysely_migration').select('name').execute()).map(
+    (row) => row.name,
+  )
+  for (const name of pendingOf(migrations, applied)) {
+    const migration = (migrations[name] as MigrationFactory)(engine)
+    const apply = async (on: Migrating) => {
+      session.stillHeld()
+      await migration.up(on)
+      // Checked again before the record: a build outside a transaction may take minutes.
+      session.stillHeld()
+      await on
+        .insertInto('kysely_migration')
+        .values({ name, timestamp: new Date().toISOString() })
+        .execute()
+    }
+    try {
+      if (session.inOneTransaction || migration.outsideTransaction) await apply(db)
+      else await db.transaction().execute(apply)
+    } catch (error) {
+      throw new Error(`Database migration ${name} failed`, { cause: error })
+    }
+  }
+}
+
+/**
+ * Applies the pending migrations in name order while holding the engine's migration
+ * lock, so that instances starting together apply each one exactly once. On PostgreSQL
+ * each runs in a transaction of its own together with its line in the history, or, when
+ * it says so, outside any (migration-lock.ts); on SQLite all run in the lock's one
+ * transaction (sqlite.ts).
  */
 export async function migrateToLatest(
   db: Kysely<DatabaseSchema>,
   engine: EngineTraits,
   migrations: Migrations,
+  lock: MigrationLock,
 ): Promise<void> {
-  // Kysely looks for its own tables in every schema unless told which one is ours: a
-  // second service (or test run) in another schema of the database would fool it.
-  const schema =
-    engine.kind === 'postgres'
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]
-          ?.schema
-      : undefined
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => built(migrations, engine) },
-    ...(schema && { migrationTableSchema: schema }),
-    // The lock's own transaction holds the migrations (sqlite.ts, postgres.ts).
-    disableTransactions: true,
-    // Names start with their number (0001-…): plain order. Kysely's default compares by
-    // locale, and building ICU's collator is a cost every start would pay for nothing.
-    nameComparator: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
-  })
-  const { error, results } = await migrator.migrateToLatest()
-  if (error) {
-    const failed = results?.find((result) => result.status === 'Error')
-    throw new Error(`Database migration ${failed?.migrationName ?? ''} failed`, { cause: error })
-  }
+  await lock.hold(db, (session) => applyPending(session, engine, migrations))
 }

@@ -1,18 +1,38 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type SqliteDatabase from 'better-sqlite3'
-import { SqliteDialect } from 'kysely'
-import { MigrationLockDialect } from '../engine/migration-lock.js'
+import { SqliteDialect, sql } from 'kysely'
+import type { MigrationLock } from '../engine/migration-lock.js'
 import type { OpenedEngine } from '../engine/traits.js'
 import { DirectReadsDialect } from './direct-reads.js'
 import { loadSqliteDriver } from './sqlite-driver.js'
 
 /**
- * Kysely assumes one process per SQLite file and takes no migration lock there. Holding
- * SQLite's write lock (BEGIN IMMEDIATE) from before reading the applied migrations until
- * after the last one makes processes starting together on one file wait their turn.
+ * SQLite's write lock (BEGIN IMMEDIATE), held from before reading the applied migrations
+ * until after the last one, makes processes starting together on one file wait their
+ * turn; every pending migration runs in that one transaction, so a failed one leaves
+ * nothing behind (a failed statement does not end a SQLite transaction: it is rolled back
+ * here, never committed). An index built there blocks writers, which SQLite's single
+ * writer does for any write anyway.
  */
-const MIGRATION_LOCK = ['begin immediate']
+const MIGRATION_LOCK: MigrationLock = {
+  hold: (db, migrate) =>
+    db.connection().execute(async (connection) => {
+      await sql`begin immediate`.execute(connection)
+      try {
+        const result = await migrate({
+          db: connection,
+          inOneTransaction: true,
+          stillHeld: () => undefined,
+        })
+        await sql`commit`.execute(connection)
+        return result
+      } catch (error) {
+        await sql`rollback`.execute(connection).catch(() => undefined)
+        throw error
+      }
+    }),
+}
 
 /** Statements kept prepared; the service issues a few dozen distinct SQL texts. */
 const STATEMENT_CACHE_SIZE = 256
@@ -56,7 +76,8 @@ export async function openSqlite(file: string, timeoutMs: number): Promise<Opene
   const statements = reusingStatements(database)
   const dialect = new DirectReadsDialect(new SqliteDialect({ database: statements }))
   return {
-    dialect: new MigrationLockDialect(dialect, MIGRATION_LOCK),
+    dialect,
+    migrationLock: MIGRATION_LOCK,
     directReads: dialect.readsOf(statements.prepare),
     poolStats: () => undefined,
     ping: async () => {

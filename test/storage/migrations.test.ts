@@ -1,28 +1,12 @@
-import { spawn } from 'node:child_process'
 import { afterEach, describe, expect, it } from 'vitest'
-import { DATABASES, type IsolatedDatabase, openDatabase } from '../helpers/databases.js'
+import {
+  DATABASES,
+  type IsolatedDatabase,
+  migrateInChildProcess,
+  openDatabase,
+} from '../helpers/databases.js'
 
 const MIGRATION_TABLE = 'kysely_migration' as never
-
-/** Opens (and so migrates) the database in a separate Node process, as a second instance would. */
-function migrateInChildProcess(databaseConfig: unknown): Promise<number> {
-  const script = `
-    const { createDatabase } = await import('./src/infra/db/create-database.ts')
-    const { MIGRATIONS } = await import('./src/resources/index.ts')
-    const database = await createDatabase(${JSON.stringify(databaseConfig)}, { migrations: MIGRATIONS })
-    await database.close()`
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', script],
-      {
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
-    )
-    child.on('error', reject)
-    child.on('exit', (code) => resolve(code ?? -1))
-  })
-}
 
 for (const target of DATABASES) {
   describe.skipIf(!target.available)(`migrations on ${target.name}`, () => {
@@ -66,7 +50,7 @@ for (const target of DATABASES) {
     it('applies each migration exactly once when instances start together', async () => {
       isolated = await target.create()
       const exitCodes = await Promise.all(
-        [1, 2, 3].map(() => migrateInChildProcess(isolated?.config)),
+        [1, 2, 3].map(() => migrateInChildProcess((isolated as IsolatedDatabase).config)),
       )
       expect(exitCodes).toEqual([0, 0, 0])
       const names = await appliedMigrations(isolated)

@@ -1,3 +1,23 @@
+/**
+ * The schema's history, and the rule every migration follows so that a rolling upgrade
+ * works: for a while, instances of the release before keep running beside the new
+ * release's, on the schema the new one migrated (UPGRADES-DRAFT.md).
+ *
+ * Expand, then contract. A release only adds: tables, nullable columns or columns with
+ * a default, indexes. It never drops, renames or retypes a table or column that the
+ * release before reads or writes, never makes one NOT NULL or drops its default, and
+ * adds no constraint or unique index that rows the release before writes could break.
+ * Taking something away is a contract step, one release after the release that stopped
+ * using it, once no instance older than that runs: its migration says so (`contracts`,
+ * naming the migration of the expand). An index may be dropped in any release, unless
+ * it is unique: the release before runs every query without it, only slower, where a
+ * unique index is a rule its writes rely on. test/rules/migration-rule.test.ts checks
+ * every migration's statements; test/storage/rolling-upgrade.test.ts runs a release's
+ * queries on a schema a later release expanded.
+ *
+ * Never rename or remove a migration once released, nor change what it makes: its name
+ * in the history is how a database says what it has been through.
+ */
 import type { Kysely, Migration } from 'kysely'
 import { createIdempotencyKey } from '../idempotency/migrations/0003-create-idempotency-key.js'
 import type { MigrationLock, MigrationSession } from './engine/migration-lock.js'
@@ -12,6 +32,8 @@ export interface ServiceMigration extends Migration {
    * rolls that back. SQLite runs it in its lock's transaction like any other.
    */
   readonly outsideTransaction?: true
+  /** The contract step of the expand that this names: it may take away (see above). */
+  readonly contracts?: string
 }
 
 /** One schema version, built for the engine it runs on. */

@@ -1,4 +1,7 @@
+import type { Kysely } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
+import { createDatabase } from '../../src/infra/db/create-database.js'
+import { MIGRATIONS } from '../../src/resources/index.js'
 import {
   DATABASES,
   type IsolatedDatabase,
@@ -56,6 +59,46 @@ for (const target of DATABASES) {
       const names = await appliedMigrations(isolated)
       expect(names).toContain('0001-create-todo')
       expect(names).toEqual([...new Set(names)])
+    })
+
+    it('refuses, before applying anything, a database that a newer release migrated', async () => {
+      isolated = await target.create()
+      await (await openDatabase(isolated.config)).close()
+      await isolated.exec(`insert into kysely_migration values ('0099-of-a-newer-release', 'now')`)
+      const failure = await openDatabase(isolated.config).catch((error: Error) => error)
+      expect(failure).toBeInstanceOf(Error)
+      expect(String((failure as Error).cause)).toContain(
+        'the database has migration 0099-of-a-newer-release, which this release does not know',
+      )
+    })
+
+    it('leaves nothing of a migration that fails, and applies it on the next start', async () => {
+      isolated = await target.create()
+      let fails = true
+      const migrations = {
+        ...MIGRATIONS,
+        '0099-fails-once': () => ({
+          async up(db: Kysely<unknown>) {
+            await db.schema.createTable('half_made').addColumn('id', 'integer').execute()
+            if (fails) throw new Error('failed on purpose')
+          },
+        }),
+      }
+      await expect(createDatabase(isolated.config, { migrations })).rejects.toThrow(
+        'Database migration 0099-fails-once failed',
+      )
+      const tables = async () =>
+        (
+          await isolated?.query<{ name: string }>(
+            target.name === 'postgres'
+              ? `select table_name as name from information_schema.tables where table_schema = current_schema()`
+              : `select name from sqlite_master where type = 'table'`,
+          )
+        )?.map(({ name }) => name)
+      expect(await tables()).not.toContain('half_made')
+      fails = false
+      await (await createDatabase(isolated.config, { migrations })).close()
+      expect(await tables()).toContain('half_made')
     })
   })
 }

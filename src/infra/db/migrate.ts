@@ -117,7 +117,7 @@ function pendingOf(migrations: Migrations, applied: readonly string[]): string[]
   const unknown = applied.filter((name) => !Object.hasOwn(migrations, name)).sort(byName)
   if (unknown.length > 0) {
     throw new Error(
-      `The database has migration ${unknown.join(', ')}, which this release does not know: a newer release migrated it. Run that release, or restore a backup taken before the upgrade.`,
+      `the database has migration ${unknown.join(', ')}, which this release does not know (a newer release migrated it): run that release, or restore a backup taken before the upgrade`,
     )
   }
   const last = [...applied].sort(byName).at(-1)
@@ -126,10 +126,13 @@ function pendingOf(migrations: Migrations, applied: readonly string[]): string[]
     .sort(byName)
   const skipped = pending.find((name) => last !== undefined && name < last)
   if (skipped !== undefined) {
-    throw new Error(`Migration ${skipped} was never applied, but ${last}, a later one, was.`)
+    throw new Error(`migration ${skipped} was never applied, but ${last}, a later one, was`)
   }
   return pending
 }
+
+/** A migration, or the run of them, failed; its cause says why (start-failure.ts reads it). */
+class MigrationError extends Error {}
 
 async function applyPending(
   session: MigrationSession<DatabaseSchema>,
@@ -157,7 +160,7 @@ async function applyPending(
       if (session.inOneTransaction || migration.outsideTransaction) await apply(db)
       else await db.transaction().execute(apply)
     } catch (error) {
-      throw new Error(`Database migration ${name} failed`, { cause: error })
+      throw new MigrationError(`Database migration ${name} failed`, { cause: error })
     }
   }
 }
@@ -175,5 +178,11 @@ export async function migrateToLatest(
   migrations: Migrations,
   lock: MigrationLock,
 ): Promise<void> {
-  await lock.hold(db, (session) => applyPending(session, engine, migrations))
+  try {
+    await lock.hold(db, (session) => applyPending(session, engine, migrations))
+  } catch (error) {
+    // Raised here, so that its stack names this file whatever failed (connecting, the lock).
+    if (error instanceof MigrationError) throw error
+    throw new MigrationError('The database could not be migrated', { cause: error })
+  }
 }

@@ -91,6 +91,8 @@ const INDEXES_OF_SCHEMA = `select c.relname as name from pg_index i
  * member in `schema` (not a parallel worker of the build, which shows the same
  * statement), until it finds one or the migration has settled; `select`s it, `pid` or
  * `pg_cancel_backend(pid)`, and says how many it found. Between two builds there is none.
+ * Only a build past its first phase, whose index is in the catalogue, already committed:
+ * cancelled earlier, a build leaves nothing.
  */
 async function lookWhileBuilding(
   database: IsolatedDatabase,
@@ -101,8 +103,9 @@ async function lookWhileBuilding(
   for (let look = 0; look < 2000 && !settled(); look += 1) {
     const rows = await database.query<{ found: unknown }>(
       `select ${select} as found from pg_stat_activity
-       where backend_type = 'client backend' and state = 'active'
-         and query ilike 'create index concurrently %' and query like '%"${schema}"."member"%'`,
+       join pg_stat_progress_create_index using (pid)
+       where backend_type = 'client backend' and phase like 'building index%'
+         and query like '%"${schema}"."member"%'`,
     )
     const found = rows.filter((row) => row.found !== false).length
     if (found > 0) return found

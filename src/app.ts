@@ -164,6 +164,12 @@ export async function buildApp(
     }),
   })
   app.addHook('onClose', () => database.close())
+  if (database.migrated.newer.length > 0) {
+    app.log.warn(
+      { migrations: database.migrated.newer },
+      'the database has migrations of a newer release: serving on its schema, as a rolling upgrade allows (docs/operations/lifecycle.md#upgrades)',
+    )
+  }
   const rateLimitStore = config.rateLimit?.redisUrl
     ? await connectRedis(config.rateLimit.redisUrl, REDIS_TIMEOUT_MS, {
         onUp: () => app.log.info('rate limit counters: Redis connected'),

@@ -1,5 +1,6 @@
 import type { Config } from './config/settings.js'
-import { createDatabase, type ExecutedQuery } from './infra/db/create-database.js'
+import { createDatabase } from './infra/db/create-database.js'
+import type { MigrationOutcome } from './infra/db/migrate.js'
 import { MIGRATIONS } from './resources/index.js'
 import { databaseSetting, describeStartFailure } from './start-failure.js'
 
@@ -12,20 +13,10 @@ import { databaseSetting, describeStartFailure } from './start-failure.js'
  * after it finds nothing left to apply; and it fails in a start's words.
  */
 
-/**
- * The statement that records one applied migration in Kysely's table, in the migration's
- * transaction: the names this process applied, not those another instance applied while
- * this one waited for the lock. (A failed one fails the whole run, which then says so.)
- */
-const RECORDS_MIGRATION = /^insert into (?:"[^"]+"\.)?"kysely_migration" /i
-
 /** Runs the pending migrations and prints one line; resolves to the exit code. */
 export async function migrate(config: Config): Promise<number> {
-  const applied: string[] = []
-  const recordApplied = ({ sql, parameters }: ExecutedQuery) => {
-    if (RECORDS_MIGRATION.test(sql)) applied.push(String(parameters[0]))
-  }
   const started = performance.now()
+  let migrated: MigrationOutcome
   // Only the primary is migrated: a read replica that is down must not hold a release back.
   const { database: target } = config
   const primary = target.kind === 'postgres' ? { ...target, readUrl: undefined } : target
@@ -34,8 +25,9 @@ export async function migrate(config: Config): Promise<number> {
       migrations: MIGRATIONS,
       timeoutMs: config.databaseTimeoutMs,
       reads: { connections: 1, timeoutMs: config.readTimeoutMs },
-      onQuery: recordApplied,
     })
+    // The names this process applied, not those another applied while it waited its turn.
+    migrated = database.migrated
     await database.close()
   } catch (error) {
     console.error(describeStartFailure(error, config))
@@ -44,9 +36,11 @@ export async function migrate(config: Config): Promise<number> {
   }
   const ms = Math.round(performance.now() - started)
   const total = Object.keys(MIGRATIONS).length
+  const { applied, newer } = migrated
   const what = applied.length === 0 ? 'none pending' : `applied ${applied.join(', ')}`
+  const ahead = newer.length === 0 ? '' : `; the database is ahead, with ${newer.join(', ')}`
   console.log(
-    `Migrated ${databaseSetting(config)}: ${what} in ${ms} ms; migrations ${total} of ${total}.`,
+    `Migrated ${databaseSetting(config)}: ${what} in ${ms} ms; migrations ${total} of ${total}${ahead}.`,
   )
   return 0
 }

@@ -44,6 +44,8 @@ function fixFor(cause: Cause, config: Config): string {
     case '28P01':
     case '28000':
       return "correct the user or password of DATABASE_URL, or the server's pg_hba.conf."
+    case 'SQLITE_BUSY':
+      return 'another instance is migrating the database: start again once it is done (its log says so), or run node dist/server.js migrate with a longer DB_TIMEOUT.'
     case '3D000':
       return 'create the database (createdb), or correct its name in DATABASE_URL.'
     case 'EADDRINUSE':

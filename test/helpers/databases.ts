@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -128,4 +129,25 @@ export function openDatabase(
   options: Omit<DatabaseOptions, 'migrations'> = {},
 ): Promise<Database> {
   return createDatabase(config, { migrations: MIGRATIONS, ...options })
+}
+
+/**
+ * Opens (and so migrates) the database in a separate Node process, as another instance
+ * of the service would, with every resource's migrations; resolves to its exit code.
+ */
+export function migrateInChildProcess(config: DatabaseConfig): Promise<number> {
+  const script = `
+    const { createDatabase } = await import('./src/infra/db/create-database.ts')
+    const { MIGRATIONS } = await import('./src/resources/index.ts')
+    const database = await createDatabase(${JSON.stringify(config)}, { migrations: MIGRATIONS })
+    await database.close()`
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    )
+    child.on('error', reject)
+    child.on('exit', (code) => resolve(code ?? -1))
+  })
 }

@@ -1,28 +1,15 @@
-import { spawn } from 'node:child_process'
+import type { Kysely } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
-import { DATABASES, type IsolatedDatabase, openDatabase } from '../helpers/databases.js'
+import { createDatabase } from '../../src/infra/db/create-database.js'
+import { MIGRATIONS } from '../../src/resources/index.js'
+import {
+  DATABASES,
+  type IsolatedDatabase,
+  migrateInChildProcess,
+  openDatabase,
+} from '../helpers/databases.js'
 
 const MIGRATION_TABLE = 'kysely_migration' as never
-
-/** Opens (and so migrates) the database in a separate Node process, as a second instance would. */
-function migrateInChildProcess(databaseConfig: unknown): Promise<number> {
-  const script = `
-    const { createDatabase } = await import('./src/infra/db/create-database.ts')
-    const { MIGRATIONS } = await import('./src/resources/index.ts')
-    const database = await createDatabase(${JSON.stringify(databaseConfig)}, { migrations: MIGRATIONS })
-    await database.close()`
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', script],
-      {
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
-    )
-    child.on('error', reject)
-    child.on('exit', (code) => resolve(code ?? -1))
-  })
-}
 
 for (const target of DATABASES) {
   describe.skipIf(!target.available)(`migrations on ${target.name}`, () => {
@@ -66,12 +53,64 @@ for (const target of DATABASES) {
     it('applies each migration exactly once when instances start together', async () => {
       isolated = await target.create()
       const exitCodes = await Promise.all(
-        [1, 2, 3].map(() => migrateInChildProcess(isolated?.config)),
+        [1, 2, 3].map(() => migrateInChildProcess((isolated as IsolatedDatabase).config)),
       )
       expect(exitCodes).toEqual([0, 0, 0])
       const names = await appliedMigrations(isolated)
       expect(names).toContain('0001-create-todo')
       expect(names).toEqual([...new Set(names)])
+    })
+
+    it('serves on the schema of a newer release once it has every migration of its own', async () => {
+      isolated = await target.create()
+      await (await openDatabase(isolated.config)).close()
+      await isolated.exec(`insert into kysely_migration values ('0099-of-a-newer-release', 'now')`)
+      const database = await createDatabase(isolated.config, { migrations: MIGRATIONS })
+      expect(database.migrated).toEqual({ applied: [], newer: ['0099-of-a-newer-release'] })
+      await database.close()
+    })
+
+    it('refuses, before applying anything, a newer schema that lacks one of its own', async () => {
+      isolated = await target.create()
+      await (await openDatabase(isolated.config)).close()
+      await isolated.exec(`insert into kysely_migration values ('0099-of-a-newer-release', 'now')`)
+      const ownNewest = { ...MIGRATIONS, '0098-of-this-release': () => ({ async up() {} }) }
+      const failure = await createDatabase(isolated.config, { migrations: ownNewest }).catch(
+        (error: Error) => error,
+      )
+      expect(failure).toBeInstanceOf(Error)
+      expect(String((failure as Error).cause)).toContain(
+        'the database has migration 0099-of-a-newer-release of a newer release, but not 0098-of-this-release of this one',
+      )
+    })
+
+    it('leaves nothing of a migration that fails, and applies it on the next start', async () => {
+      isolated = await target.create()
+      let fails = true
+      const migrations = {
+        ...MIGRATIONS,
+        '0099-fails-once': () => ({
+          async up(db: Kysely<unknown>) {
+            await db.schema.createTable('half_made').addColumn('id', 'integer').execute()
+            if (fails) throw new Error('failed on purpose')
+          },
+        }),
+      }
+      await expect(createDatabase(isolated.config, { migrations })).rejects.toThrow(
+        'Database migration 0099-fails-once failed',
+      )
+      const tables = async () =>
+        (
+          await isolated?.query<{ name: string }>(
+            target.name === 'postgres'
+              ? `select table_name as name from information_schema.tables where table_schema = current_schema()`
+              : `select name from sqlite_master where type = 'table'`,
+          )
+        )?.map(({ name }) => name)
+      expect(await tables()).not.toContain('half_made')
+      fails = false
+      await (await createDatabase(isolated.config, { migrations })).close()
+      expect(await tables()).toContain('half_made')
     })
   })
 }

@@ -8,7 +8,7 @@ import {
   queryLog,
   type StatementLayer,
 } from './instrumentation.js'
-import { type Migrations, migrateToLatest } from './migrate.js'
+import { type MigrationOutcome, type Migrations, migrateToLatest } from './migrate.js'
 import { openPostgres } from './postgres/postgres.js'
 import { POSTGRES } from './postgres/postgres-traits.js'
 import { ReplicaFirstDialect } from './postgres/replica-reads.js'
@@ -46,6 +46,8 @@ export interface Database {
   readonly pingReplica: (() => Promise<void>) | undefined
   /** Connection pool figures (PostgreSQL); SQLite has one connection and no pool. */
   poolStats(): PoolStats | undefined
+  /** What the migrations at start applied, and the newer release's they found. */
+  readonly migrated: MigrationOutcome
   close(): Promise<void>
 }
 
@@ -177,8 +179,9 @@ export async function createDatabase(
   const db = new Kysely<DatabaseSchema>({
     dialect: new InstrumentedDialect(opened.dialect, { statements, calls }),
   })
+  let migrated: MigrationOutcome
   try {
-    await migrateToLatest(db, engine, migrations)
+    migrated = await migrateToLatest(db, engine, migrations, opened.migrationLock)
   } catch (error) {
     await db.destroy()
     throw error
@@ -208,6 +211,7 @@ export async function createDatabase(
     ping: opened.ping,
     pingReplica: longReads.ping,
     poolStats: opened.poolStats,
+    migrated,
     close: async () => {
       await readsDb.destroy()
       await db.destroy()

@@ -1,4 +1,5 @@
 import type { Dialect, Expression, RawBuilder } from 'kysely'
+import type { MigrationLock } from './migration-lock.js'
 
 /**
  * The traits of a database engine (sqlite/sqlite-traits.ts, postgres/postgres-traits.ts):
@@ -91,4 +92,6 @@ export interface OpenedEngine {
   /** Resolves when the database answers a trivial query. */
   readonly ping: () => Promise<void>
   readonly directReads: DirectReads
+  /** How instances starting together take turns at the migrations (migrate.ts). */
+  readonly migrationLock: MigrationLock
 }

@@ -1,8 +1,8 @@
 import { PostgresDialect, type PostgresPool } from 'kysely'
 import type pg from 'pg'
-import { MigrationLockDialect } from '../engine/migration-lock.js'
 import type { OpenedEngine } from '../engine/traits.js'
 import { clientWithAnswerDeadline } from './answer-deadline.js'
+import { postgresMigrationLock } from './migration-lock.js'
 import {
   namedStatement,
   naming,
@@ -28,14 +28,6 @@ export interface PostgresOptions {
   /** A pooled connection failed (the pool replaces it). */
   readonly onConnectionError?: (error: Error) => void
 }
-
-/**
- * The migrations run in one transaction that holds a transaction-scoped advisory lock,
- * so instances starting together apply each migration once. Kysely's own lock is
- * session-scoped: behind a transaction pooler it would stay held by a server connection
- * handed to other clients. The id is any constant the instances agree on.
- */
-const MIGRATION_LOCK = ['begin', 'select pg_advisory_xact_lock(3853314791062309107)']
 
 const DATE_OID = 1082
 
@@ -103,7 +95,15 @@ export async function openPostgres(options: PostgresOptions): Promise<OpenedEngi
     ? settingsInEveryTransaction(pool, pooled.settings, run)
     : poolRunning(pool, run)
   return {
-    dialect: new MigrationLockDialect(new PostgresDialect({ pool: kyselyPool }), MIGRATION_LOCK),
+    dialect: new PostgresDialect({ pool: kyselyPool }),
+    // Connections of their own, opened only while migrating (migration-lock.ts).
+    migrationLock: postgresMigrationLock({
+      pg,
+      url: pooled?.url ?? options.url,
+      pooledSettings: pooled?.settings,
+      connectTimeoutMs: timeoutMs,
+      onConnectionError,
+    }),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     ping: async () => {
       await pool.query('select 1')

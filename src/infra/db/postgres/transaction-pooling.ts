@@ -13,6 +13,12 @@ const OPENS_TRANSACTION = /^\s*(begin|start\s+transaction)\b/i
  */
 const ENDS_TRANSACTION = /^\s*(commit|end|abort|rollback(?!\s+(transaction\s+|work\s+)?to\b))\b/i
 
+/**
+ * A statement that PostgreSQL refuses inside a transaction block, which only the
+ * migrations send (index builds that let writes go on, index-changes.ts).
+ */
+const OUTSIDE_TRANSACTION = /^\s*(create\s+(unique\s+)?index|drop\s+index)\s+concurrently\b/i
+
 /** What Kysely is answered for the BEGIN it sent (it reads nothing of it). */
 const OPENED: PostgresQueryResult<never> = { command: 'SELECT', rowCount: 0, rows: [] }
 
@@ -21,8 +27,9 @@ const OPENED: PostgresQueryResult<never> = { command: 'SELECT', rowCount: 0, row
  * session belongs to the client for one transaction only: startup parameters such as
  * `statement_timeout` are refused, and a SET would leak to whichever client gets that
  * server connection next. So every transaction starts with its settings as SET LOCAL,
- * and a statement sent outside a transaction gets one of its own. That costs two round
- * trips per lone statement, which is why it is a setting (DB_POOLER) and not always on.
+ * and a statement sent outside a transaction gets one of its own (unless it cannot run
+ * in one: that goes alone). That costs two round trips per lone statement, which is why
+ * it is a setting (DB_POOLER) and not always on.
  *
  * Whether a client is in a transaction is told by the statements it is sent, all of
  * which pass here: the one that opens it and the one that ends it. A statement that
@@ -60,6 +67,8 @@ export function settingsInEveryTransaction(
       inTransaction.add(client)
       return OPENED
     }
+    // It gets no settings, so it names its schema and needs no timeout of its own.
+    if (OUTSIDE_TRANSACTION.test(text)) return runStatement<R>(client, text, values)
     await client.query(`begin; ${withSettings}`)
     try {
       const result = await runStatement<R>(client, text, values)

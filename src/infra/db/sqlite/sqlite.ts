@@ -1,19 +1,40 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type SqliteDatabase from 'better-sqlite3'
-import { SqliteDialect } from 'kysely'
-import { MigrationLockDialect } from '../engine/migration-lock.js'
+import { SqliteDialect, sql } from 'kysely'
+import type { MigrationLock } from '../engine/migration-lock.js'
 import type { OpenedEngine } from '../engine/traits.js'
 import { DirectReadsDialect } from './direct-reads.js'
 import { sqliteAccessProblem } from './file-access.js'
 import { loadSqliteDriver } from './sqlite-driver.js'
 
 /**
- * Kysely assumes one process per SQLite file and takes no migration lock there. Holding
- * SQLite's write lock (BEGIN IMMEDIATE) from before reading the applied migrations until
- * after the last one makes processes starting together on one file wait their turn.
+ * SQLite's write lock (BEGIN IMMEDIATE), held from before reading the applied migrations
+ * until after the last one, makes processes starting together on one file wait their
+ * turn; every pending migration runs in that one transaction, so a failed one leaves
+ * nothing behind (a failed statement does not end a SQLite transaction: it is rolled back
+ * here, never committed). An index built there blocks writers, which SQLite's single
+ * writer does for any write anyway.
  */
-const MIGRATION_LOCK = ['begin immediate']
+const MIGRATION_LOCK: MigrationLock = {
+  hold: (db, migrate) =>
+    db.connection().execute(async (connection) => {
+      await sql`begin immediate`.execute(connection)
+      try {
+        const result = await migrate({
+          db: connection,
+          inOneTransaction: true,
+          stillHeld: () => undefined,
+        })
+        await sql`commit`.execute(connection)
+        return result
+      } catch (error) {
+        await sql`rollback`.execute(connection).catch(() => undefined)
+        throw error
+      }
+    }),
+}
 
 /** Statements kept prepared; the service issues a few dozen distinct SQL texts. */
 const STATEMENT_CACHE_SIZE = 256
@@ -42,6 +63,27 @@ function reusingStatements(database: SqliteDatabase.Database): {
   }
 }
 
+/**
+ * WAL mode, asked again while another process holds the file's write lock (a new file
+ * that another instance is migrating): SQLite answers SQLITE_BUSY at once there rather
+ * than wait in its busy handler, which could deadlock a lock upgrade.
+ */
+async function intoWal(database: SqliteDatabase.Database, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs
+  for (;;) {
+    try {
+      database.pragma('journal_mode = WAL')
+      return
+    } catch (error) {
+      const busy = (error as { code?: unknown }).code === 'SQLITE_BUSY'
+      if (!busy || performance.now() >= deadline) throw error
+      await sleep(WAL_RETRY_MS)
+    }
+  }
+}
+
+const WAL_RETRY_MS = 50
+
 /** The embedded database: one file, opened in WAL mode. */
 export async function openSqlite(file: string, timeoutMs: number): Promise<OpenedEngine> {
   // Loaded only when configured: the other driver would only slow the start.
@@ -49,9 +91,9 @@ export async function openSqlite(file: string, timeoutMs: number): Promise<Opene
   mkdirSync(dirname(file), { recursive: true })
   let database: SqliteDatabase.Database
   try {
-    database = new SqliteDatabase(file)
+    database = new SqliteDatabase(file, { timeout: timeoutMs })
     // The first write: a file the service may read but not write fails here, not later.
-    database.pragma('journal_mode = WAL')
+    await intoWal(database, timeoutMs)
   } catch (error) {
     throw (error instanceof Error && sqliteAccessProblem(file, error)) || error
   }
@@ -63,7 +105,8 @@ export async function openSqlite(file: string, timeoutMs: number): Promise<Opene
   const statements = reusingStatements(database)
   const dialect = new DirectReadsDialect(new SqliteDialect({ database: statements }))
   return {
-    dialect: new MigrationLockDialect(dialect, MIGRATION_LOCK),
+    dialect,
+    migrationLock: MIGRATION_LOCK,
     directReads: dialect.readsOf(statements.prepare),
     poolStats: () => undefined,
     ping: async () => {

@@ -1,4 +1,6 @@
-import type { Kysely, Migration } from 'kysely'
+import type { EngineTraits } from '../../../../infra/db/engine/traits.js'
+import { type IndexChanges, indexChanges } from '../../../../infra/db/index-changes.js'
+import type { ServiceMigration } from '../../../../infra/db/migrate.js'
 
 /** The sortable columns of a member search, each with the index that walks it in order. */
 export const MEMBER_ORDER_INDEXES = {
@@ -21,17 +23,24 @@ export const MEMBER_ORDER_INDEXES = {
  *    and gather those of a narrow search, without reading the table.
  * The two name indexes of 0002 are replaced by the wider ones.
  */
-export function memberSearchIndexes(): Migration {
-  return {
-    async up(db: Kysely<unknown>) {
-      await db.schema.dropIndex('member_first_name_idx').execute()
-      await db.schema.dropIndex('member_last_name_idx').execute()
-      for (const [column, index] of Object.entries(MEMBER_ORDER_INDEXES)) {
-        const names = ['first_name', 'last_name'].filter((name) => name !== column)
-        const columns =
-          column === 'member_id' ? [column, ...names] : [column, 'member_id', ...names]
-        await db.schema.createIndex(index).on('member').columns(columns).execute()
-      }
-    },
-  }
+export const MEMBER_SEARCH_INDEXES: IndexChanges = {
+  table: 'member',
+  drop: ['member_first_name_idx', 'member_last_name_idx'],
+  create: Object.entries(MEMBER_ORDER_INDEXES).map(([column, name]) => {
+    const names = ['first_name', 'last_name'].filter((other) => other !== column)
+    return {
+      name,
+      columns: column === 'member_id' ? [column, ...names] : [column, 'member_id', ...names],
+    }
+  }),
+}
+
+/**
+ * Built while members are written (CONCURRENTLY on PostgreSQL, index-changes.ts). Until
+ * this release the same indexes were built in the migrations' transaction, which held off
+ * writes to member for the whole build; a database that applied 0004 then has them
+ * already and is not touched again.
+ */
+export function memberSearchIndexes(engine: EngineTraits): ServiceMigration {
+  return indexChanges(engine, MEMBER_SEARCH_INDEXES)
 }

@@ -513,13 +513,12 @@ describe('deploy/kubernetes.yaml migrates before the service starts', () => {
     for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'] as const) {
       expect(migrator[probe], probe).toBeUndefined()
     }
-    // It may wait for a statement, or for another pod's migration, far longer than a request.
-    const migrating = loadConfig(settingsOf(migrator)).databaseTimeoutMs
-    expect(migrating).toBeGreaterThanOrEqual(10 * 60 * 1000)
-    expect(migrating).toBeGreaterThan(loadConfig(settings).databaseTimeoutMs)
+    // Its statements have no timeout and it waits for another pod's migration as long as
+    // that pod holds the lock (postgres/migration-lock.ts): DB_TIMEOUT, the bound on a
+    // request's database work, is left as the app's.
+    expect(settingsOf(migrator).DB_TIMEOUT).toBeUndefined()
     // Nor is the rollout reported failed (and rolled back by tools) while it migrates.
-    const deadlineMs = (deployment.spec.progressDeadlineSeconds as number) * 1000
-    expect(deadlineMs).toBeGreaterThanOrEqual(migrating * 3)
+    expect(deployment.spec.progressDeadlineSeconds as number).toBeGreaterThanOrEqual(3600)
   })
 
   it('so the startup probe waits only for the process to open its port', () => {

@@ -1,7 +1,7 @@
 /**
  * The schema's history, and the rule every migration follows so that a rolling upgrade
  * works: for a while, instances of the release before keep running beside the new
- * release's, on the schema the new one migrated (UPGRADES-DRAFT.md).
+ * release's, on the schema the new one migrated (docs/operations/lifecycle.md#upgrades).
  *
  * Expand, then contract. A release only adds: tables, nullable columns or columns with
  * a default, indexes. It never drops, renames or retypes a table or column that the

@@ -341,6 +341,24 @@ describe.skipIf(IMAGE === undefined)(`The container image ${IMAGE ?? ''}`, () =>
         expect(await podmanStatus(...write)).not.toBe(0)
       })
 
+      const backups = mkdtempSync(join(tmpdir(), 'container-backups-'))
+      afterAll(() => rmSync(backups, { recursive: true, force: true }))
+
+      it.skipIf(target.name !== 'sqlite')(
+        'backs up beside the service, as the manual shows: podman exec, then podman cp',
+        async () => {
+          const name = running().name
+          await podman('exec', name, 'mkdir', '-p', `${FACTS.workdir}/data/backups`)
+          const file = `${FACTS.workdir}/data/backups/api.sqlite`
+          const line = await podman('exec', name, 'node', 'dist/server.js', 'backup', file)
+          expect(line).toMatch(/^Backed up /)
+          await podman('cp', `${name}:${file}`, join(backups, 'api.sqlite'))
+          chmodSync(backups, 0o755)
+          chmodSync(join(backups, 'api.sqlite'), 0o644)
+        },
+        CONTAINER_TEST.timeout,
+      )
+
       it(`stops on podman stop (SIGTERM) with exit code 0, within ${STOP_TIMEOUT_S} s`, async () => {
         const { exitCode, stopMs } = await stop(running().name)
         console.log(`${target.name}: podman stop took ${stopMs} ms`)
@@ -350,6 +368,25 @@ describe.skipIf(IMAGE === undefined)(`The container image ${IMAGE ?? ''}`, () =>
         await expect.poll(async () => (await messagesOf(running().name)).at(-1)).toBe('stopped')
         expect(await messagesOf(running().name)).toContain('stopping: finishing requests in flight')
       })
+
+      it.skipIf(target.name !== 'sqlite')(
+        'restores in a container of its own on the volume, the service stopped',
+        async () => {
+          const line = await podman(
+            'run',
+            '--rm',
+            '--no-healthcheck',
+            '--network=none',
+            ...storageFor(target, volume),
+            `--volume=${backups}:/backups:ro`,
+            IMAGE as string,
+            'restore',
+            '/backups/api.sqlite',
+          )
+          expect(line).toMatch(/^Restored /)
+        },
+        CONTAINER_TEST.timeout,
+      )
 
       it(
         'a new container on the same data reads back what the first one wrote',

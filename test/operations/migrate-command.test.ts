@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { MIGRATION_LOCK_ID } from '../../src/infra/db/postgres/migration-lock.js'
+import { MIGRATION_LOCK_CLASS } from '../../src/infra/db/postgres/migration-lock.js'
 import { loadSqliteDriver } from '../../src/infra/db/sqlite/sqlite-driver.js'
 import { MIGRATIONS } from '../../src/resources/index.js'
 import { DATABASES, type IsolatedDatabase, POSTGRES_TARGET } from '../helpers/databases.js'
@@ -65,7 +65,9 @@ async function holdMigrations(database: IsolatedDatabase): Promise<{ release(): 
   }
   // The advisory lock itself, in a transaction, as an instance that migrates holds it.
   await database.exec('begin')
-  await database.exec(`select pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`)
+  await database.exec(
+    `select pg_advisory_xact_lock(${MIGRATION_LOCK_CLASS}, hashtext(current_schema()))`,
+  )
   return { release: () => database.exec('commit') }
 }
 
@@ -133,6 +135,22 @@ describe.each(DATABASES)('node dist/server.js migrate on $name', (target) => {
         )
       } finally {
         await again.release()
+      }
+    },
+  )
+
+  it.skipIf(target.name !== 'postgres')(
+    'does not wait for a migration of another schema of the database',
+    PROCESS_TEST,
+    async () => {
+      const other = await target.create()
+      const held = await holdMigrations(other)
+      try {
+        // Were it the same lock, the run would wait until runBuilt kills it.
+        expect(appliedBy(await runBuilt(['migrate'], settings))).toEqual(NAMES)
+      } finally {
+        await held.release()
+        await other.drop()
       }
     },
   )

@@ -58,6 +58,13 @@ function indexChangesConcurrently(changes: IndexChanges): ServiceMigration {
     async up(db: Kysely<unknown>) {
       const schema = await currentSchema(db)
       const table = sql.id(schema, changes.table)
+      // An empty table (a new database, whose migrations just made it) has no writes to
+      // let through, and a concurrent build would wait for every older transaction of the
+      // whole database: its plain build takes a moment and waits for nobody.
+      const { rows } = await sql<{
+        any: boolean
+      }>`select exists (select 1 from ${table}) as any`.execute(db)
+      if (rows[0]?.any !== true) return indexChangesInTransaction(changes).up(db)
       for (const { name, columns } of changes.create) {
         const valid = await validity(db, schema, name)
         if (valid === true) continue

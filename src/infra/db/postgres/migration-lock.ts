@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { CompiledQuery, Kysely, PostgresDialect } from 'kysely'
+import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely'
 import type pg from 'pg'
 import type { MigrationLock, MigrationSession } from '../engine/migration-lock.js'
 import { poolRunning, unnamed } from './named-statements.js'
@@ -7,11 +7,22 @@ import type { SessionSettings } from './session-settings.js'
 import { settingsInEveryTransaction } from './transaction-pooling.js'
 
 /**
- * The advisory lock's id: any constant the instances agree on. The release before this
- * one took the same lock (pg_advisory_xact_lock in its migrations' transaction), so its
- * instances and this release's take turns during an upgrade.
+ * The advisory lock's key: this constant and the hash of the schema migrated
+ * (`hashtext(current_schema())`). A schema's migrations are its own, so instances of the
+ * service in other schemas of one database never wait for each other; those migrating
+ * one schema take turns.
  */
-export const MIGRATION_LOCK_ID = '3853314791062309107'
+export const MIGRATION_LOCK_CLASS = 1_853_314_791
+
+/**
+ * The statement that asks for the lock of `schema` (a quoted literal), without waiting.
+ * Sent as a simple query, never with parameters: a parameter's unnamed portal would stay
+ * open in the idle lock transaction, keep its snapshot, and so make every concurrent
+ * index build of the database wait for the very transaction that lets it run.
+ */
+function tryMigrationLock(quotedSchema: string): string {
+  return `select pg_try_advisory_xact_lock(${MIGRATION_LOCK_CLASS}, hashtext(${quotedSchema})) as locked`
+}
 
 /** How long an instance waits before asking again for the lock another one holds. */
 const RETRY_MS = 200
@@ -63,16 +74,22 @@ export interface MigrationConnectionOptions {
 export function postgresMigrationLock(options: MigrationConnectionOptions): MigrationLock {
   return {
     async hold<DB, T>(
-      _db: Kysely<DB>,
+      db: Kysely<DB>,
       migrate: (session: MigrationSession<DB>) => Promise<T>,
     ): Promise<T> {
-      const lock = await takeLock(options)
+      // The service's own connections know the schema (the URL's search_path).
+      const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db)
+      const lock = await takeLock(options, rows[0]?.schema ?? 'public')
       try {
-        const db = migrationConnection<DB>(options)
+        const connection = migrationConnection<DB>(options)
         try {
-          return await migrate({ db, inOneTransaction: false, stillHeld: lock.stillHeld })
+          return await migrate({
+            db: connection,
+            inOneTransaction: false,
+            stillHeld: lock.stillHeld,
+          })
         } finally {
-          await db.destroy()
+          await connection.destroy()
         }
       } finally {
         await lock.release()
@@ -81,7 +98,7 @@ export function postgresMigrationLock(options: MigrationConnectionOptions): Migr
   }
 }
 
-async function takeLock(options: MigrationConnectionOptions) {
+async function takeLock(options: MigrationConnectionOptions, schema: string) {
   const client = new options.pg.Client({
     connectionString: options.url,
     connectionTimeoutMillis: options.connectTimeoutMs,
@@ -101,7 +118,7 @@ async function takeLock(options: MigrationConnectionOptions) {
     for (;;) {
       await client.query(OPEN_LOCK_TRANSACTION)
       const { rows } = await client.query<{ locked: boolean }>(
-        `select pg_try_advisory_xact_lock(${MIGRATION_LOCK_ID}) as locked`,
+        tryMigrationLock(client.escapeLiteral(schema)),
       )
       if (rows[0]?.locked === true) break
       await client.query('rollback')

@@ -2,7 +2,7 @@ import type { Config } from './config/settings.js'
 import { createDatabase } from './infra/db/create-database.js'
 import type { MigrationOutcome } from './infra/db/migrate.js'
 import { MIGRATIONS } from './resources/index.js'
-import { databaseSetting, describeStartFailure } from './start-failure.js'
+import { databaseSetting, printStartFailure } from './start-failure.js'
 
 /**
  * `node dist/server.js migrate`: brings the database to this release's schema and exits,
@@ -30,8 +30,7 @@ export async function migrate(config: Config): Promise<number> {
     migrated = database.migrated
     await database.close()
   } catch (error) {
-    console.error(describeStartFailure(error, config))
-    if (config.logLevel === 'debug' || config.logLevel === 'trace') console.error(error)
+    printStartFailure(error, config)
     return 1
   }
   const ms = Math.round(performance.now() - started)

@@ -2,7 +2,7 @@ import { buildApp } from './app.js'
 import { COMMANDS_HELP, commandOf, runCommand } from './backup-command.js'
 import { type Config, ConfigError, describeSettings, loadConfig } from './config/settings.js'
 import { holdNextTickShape } from './infra/runtime/next-tick-shape.js'
-import { describeStartFailure } from './start-failure.js'
+import { printStartFailure } from './start-failure.js'
 
 holdNextTickShape()
 
@@ -33,8 +33,7 @@ if (command) process.exit(await runCommand(command, config))
 
 /** One line naming the setting, the cause and the fix; the whole error at LOG_LEVEL=debug. */
 function failedToStart(error: unknown): never {
-  console.error(describeStartFailure(error, config))
-  if (config.logLevel === 'debug' || config.logLevel === 'trace') console.error(error)
+  printStartFailure(error, config)
   process.exit(1)
 }
 

@@ -80,3 +80,9 @@ export function describeStartFailure(error: unknown, config: Config): string {
   const code = cause.code === undefined ? '' : ` [${String(cause.code)}]`
   return `Could not start: ${settingOf(cause, config)}: ${cause.message}${code}. Fix: ${fixFor(cause, config)}`
 }
+
+/** Prints the one line on standard error, and the whole error after it at LOG_LEVEL=debug. */
+export function printStartFailure(error: unknown, config: Config): void {
+  console.error(describeStartFailure(error, config))
+  if (config.logLevel === 'debug' || config.logLevel === 'trace') console.error(error)
+}

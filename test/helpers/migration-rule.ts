@@ -12,7 +12,8 @@ import {
   SqliteQueryCompiler,
 } from 'kysely'
 import type { EngineTraits } from '../../src/infra/db/engine/traits.js'
-import type { Migrations, ServiceMigration } from '../../src/infra/db/migrate.js'
+import { indexChanges } from '../../src/infra/db/index-changes.js'
+import type { MigrationFactory, Migrations, ServiceMigration } from '../../src/infra/db/migrate.js'
 
 /**
  * The migration rule of src/infra/db/migrate.ts (expand, then contract), checked on the
@@ -156,3 +157,37 @@ export async function checkMigrationRule(
   }
   return { violations, allowed }
 }
+
+/**
+ * What a next release may add, as an example both of the rule's check and of a rolling
+ * upgrade: a table with a unique index of its own, a nullable column, a column with a
+ * default; then, in a migration of its own, an index.
+ */
+export const EXPAND_EXAMPLE: MigrationFactory = () => ({
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('member_note')
+      .addColumn('member_id', 'varchar(10)', (column) => column.notNull())
+      .addColumn('note', 'text')
+      .execute()
+    await db.schema
+      .createIndex('member_note_uq')
+      .on('member_note')
+      .column('member_id')
+      .unique()
+      .execute()
+    await db.schema.alterTable('member').addColumn('nickname', 'varchar(64)').execute()
+    await db.schema
+      .alterTable('todo')
+      .addColumn('priority', 'integer', (column) => column.notNull().defaultTo(0))
+      .execute()
+    await db.schema.alterTable('idempotency_key').addColumn('client', 'text').execute()
+  },
+})
+
+export const EXPAND_INDEX_EXAMPLE: MigrationFactory = (engine) =>
+  indexChanges(engine, {
+    table: 'member',
+    create: [{ name: 'member_nickname_idx', columns: ['nickname', 'member_id'] }],
+    drop: [],
+  })

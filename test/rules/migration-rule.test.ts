@@ -1,12 +1,15 @@
 import { type Kysely, sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import type { EngineTraits } from '../../src/infra/db/engine/traits.js'
-import { indexChanges } from '../../src/infra/db/index-changes.js'
 import type { MigrationFactory, ServiceMigration } from '../../src/infra/db/migrate.js'
 import { POSTGRES } from '../../src/infra/db/postgres/postgres-traits.js'
 import { SQLITE } from '../../src/infra/db/sqlite/sqlite-traits.js'
 import { MIGRATIONS } from '../../src/resources/index.js'
-import { checkMigrationRule } from '../helpers/migration-rule.js'
+import {
+  checkMigrationRule,
+  EXPAND_EXAMPLE,
+  EXPAND_INDEX_EXAMPLE,
+} from '../helpers/migration-rule.js'
 
 /**
  * The rule every migration follows so that instances of the release before keep working
@@ -130,32 +133,12 @@ describe('the migration rule: expand, then contract', () => {
   })
 
   it('allows what expands: a table, a nullable column, a column with a default, an index', async () => {
-    const expand = next(async (db) => {
-      await db.schema
-        .createTable('member_note')
-        .addColumn('member_id', 'text', (column) => column.notNull())
-        .addColumn('note', 'text', (column) => column.notNull())
-        .execute()
-      await db.schema
-        .createIndex('member_note_uq')
-        .on('member_note')
-        .column('member_id')
-        .unique()
-        .execute()
-      await db.schema.alterTable('member').addColumn('nickname', 'text').execute()
-      await db.schema
-        .alterTable('todo')
-        .addColumn('priority', 'integer', (column) => column.notNull().defaultTo(0))
-        .execute()
-    })
-    const indexes = (engine: EngineTraits) =>
-      indexChanges(engine, {
-        table: 'member',
-        create: [{ name: 'member_nickname_idx', columns: ['nickname'] }],
-        drop: [],
-      })
     for (const engine of ENGINES) {
-      const migrations = { ...MIGRATIONS, [NEXT]: expand, '0100-nickname-index': indexes }
+      const migrations = {
+        ...MIGRATIONS,
+        [NEXT]: EXPAND_EXAMPLE,
+        '0100-nickname-index': EXPAND_INDEX_EXAMPLE,
+      }
       expect((await checkMigrationRule(migrations, engine)).violations).toEqual([])
     }
   })

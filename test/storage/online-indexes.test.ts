@@ -86,6 +86,17 @@ const INDEXES_OF_SCHEMA = `select c.relname as name from pg_index i
   join pg_class c on c.oid = i.indexrelid
   where c.relnamespace = current_schema()::regnamespace`
 
+/** An instance opening the database with the concurrent build, and whether it has settled. */
+function startMigrating(database: IsolatedDatabase) {
+  let done = false
+  const opening = createDatabase(database.config, { migrations: BUILDS.concurrent })
+  const settle = () => {
+    done = true
+  }
+  opening.then(settle, settle)
+  return { opening, settled: () => done }
+}
+
 /**
  * Looks, a bounded number of times, for the instance's own backend building an index on
  * member in `schema` (not a parallel worker of the build, which shows the same
@@ -138,13 +149,8 @@ describe.skipIf(!POSTGRES_TARGET.available)('migration 0004 on postgres, under w
     LONG_TEST,
     async () => {
       const { database, schema } = await membersBeforeSearchIndexes()
-      let settled = false
-      const first = createDatabase(database.config, { migrations: BUILDS.concurrent })
-      const done = () => {
-        settled = true
-      }
-      first.then(done, done)
-      expect(await lookWhileBuilding(database, schema, () => settled, 'pid')).toBe(1)
+      const { opening: first, settled } = startMigrating(database)
+      expect(await lookWhileBuilding(database, schema, settled, 'pid')).toBe(1)
       // A build waits for every transaction with an older snapshot: a second instance
       // that waited for the lock inside a statement would hold one until the build ends.
       const second = createDatabase(database.config, { migrations: BUILDS.concurrent })
@@ -163,19 +169,9 @@ describe.skipIf(!POSTGRES_TARGET.available)('migration 0004 on postgres, under w
     LONG_TEST,
     async () => {
       const { database, schema } = await membersBeforeSearchIndexes()
-      let settled = false
-      const migrating = createDatabase(database.config, { migrations: BUILDS.concurrent })
-      const done = () => {
-        settled = true
-      }
-      migrating.then(done, done)
+      const { opening: migrating, settled } = startMigrating(database)
       // As a statement timeout, an operator or a server restart would.
-      const cancelled = await lookWhileBuilding(
-        database,
-        schema,
-        () => settled,
-        'pg_cancel_backend(pid)',
-      )
+      const cancelled = await lookWhileBuilding(database, schema, settled, 'pg_cancel_backend(pid)')
       expect(cancelled).toBe(1)
       await expect(migrating).rejects.toThrow(`Database migration ${SEARCH_INDEXES} failed`)
       const invalid = await database.query(`${INDEXES_OF_SCHEMA} and not i.indisvalid`)

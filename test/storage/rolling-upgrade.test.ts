@@ -1,12 +1,12 @@
 import { type Kysely, sql } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createDatabase, type Database } from '../../src/infra/db/create-database.js'
-import { indexChanges } from '../../src/infra/db/index-changes.js'
-import type { MigrationFactory, Migrations } from '../../src/infra/db/migrate.js'
+import type { Migrations } from '../../src/infra/db/migrate.js'
 import { MIGRATIONS } from '../../src/resources/index.js'
 import type { Member } from '../../src/resources/member/domain/model.js'
 import { DATABASES, type IsolatedDatabase, migrateInChildProcess } from '../helpers/databases.js'
 import { storableMember } from '../helpers/members.js'
+import { EXPAND_EXAMPLE, EXPAND_INDEX_EXAMPLE } from '../helpers/migration-rule.js'
 import { repositoriesOf } from '../helpers/repositories.js'
 
 /**
@@ -25,32 +25,10 @@ const BEFORE_NEWEST: Migrations = Object.fromEntries(
   Object.entries(MIGRATIONS).filter(([name]) => name !== NEWEST),
 )
 
-/** What a next release may add: a table, nullable columns, columns with a default, an index. */
-const EXPAND: MigrationFactory = () => ({
-  async up(db: Kysely<unknown>) {
-    await db.schema
-      .createTable('member_note')
-      .addColumn('member_id', 'varchar(10)', (column) => column.primaryKey())
-      .addColumn('note', 'text')
-      .execute()
-    await db.schema.alterTable('member').addColumn('nickname', 'varchar(64)').execute()
-    await db.schema
-      .alterTable('todo')
-      .addColumn('priority', 'integer', (column) => column.notNull().defaultTo(0))
-      .execute()
-    await db.schema.alterTable('idempotency_key').addColumn('client', 'text').execute()
-  },
-})
-const EXPAND_INDEX: MigrationFactory = (engine) =>
-  indexChanges(engine, {
-    table: 'member',
-    create: [{ name: 'member_nickname_idx', columns: ['nickname', 'member_id'] }],
-    drop: [],
-  })
 const NEXT_EXPANDS: Migrations = {
   ...MIGRATIONS,
-  '9001-expand-example': EXPAND,
-  '9002-expand-example-index': EXPAND_INDEX,
+  '9001-expand-example': EXPAND_EXAMPLE,
+  '9002-expand-example-index': EXPAND_INDEX_EXAMPLE,
 }
 
 /** What the rule forbids before a contract step: a rename of a column the release reads. */

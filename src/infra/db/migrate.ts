@@ -192,21 +192,19 @@ async function alreadyMigrated(
   db: Kysely<DatabaseSchema>,
   migrations: Migrations,
 ): Promise<MigrationOutcome | undefined> {
-  let history: string[]
   try {
     const rows = await db
       .withTables<History>()
       .selectFrom('kysely_migration')
       .select('name')
       .execute()
-    history = rows.map((row) => row.name)
-  } catch {
-    return undefined
-  }
-  try {
-    const { pending, newer } = planOf(migrations, history)
+    const { pending, newer } = planOf(
+      migrations,
+      rows.map((row) => row.name),
+    )
     return pending.length === 0 ? { applied: [], newer } : undefined
   } catch {
+    // No history yet, or one to refuse: the run under the lock says which, in its words.
     return undefined
   }
 }

@@ -91,6 +91,7 @@ export async function openSqlite(file: string, timeoutMs: number): Promise<Opene
   mkdirSync(dirname(file), { recursive: true })
   let database: SqliteDatabase.Database
   try {
+    // timeout: how long a write waits for another process's lock on the file (busy_timeout).
     database = new SqliteDatabase(file, { timeout: timeoutMs })
     // The first write: a file the service may read but not write fails here, not later.
     await intoWal(database, timeoutMs)
@@ -100,8 +101,6 @@ export async function openSqlite(file: string, timeoutMs: number): Promise<Opene
   // NORMAL is durable against process crashes in WAL mode; only an OS crash may lose the last commits.
   database.pragma('synchronous = NORMAL')
   database.pragma('foreign_keys = ON')
-  // How long a write waits for another process's lock on the file.
-  database.pragma(`busy_timeout = ${timeoutMs}`)
   const statements = reusingStatements(database)
   const dialect = new DirectReadsDialect(new SqliteDialect({ database: statements }))
   return {
